@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: build, lint, unit tests on Node 24 (the repo's pinned Node),
+# the instrumentation again on Node 22 (bundled undici 6: the dispatcher path), then the end-to-end
+# tests, which install or start what they need (collector build, Prometheus, Redis) themselves.
+# Ends with one line "N passed, N failed, N skipped" summing every run.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
+reports="$root/.cache/test-reports"
+rm -rf "$reports" && mkdir -p "$reports"
+status=0
+
+step() { echo; echo "=== $1"; }
+run_tests() { # name, node command…
+  local name=$1; shift
+  "$@" --test-reporter=spec --test-reporter-destination=stdout \
+       --test-reporter=tap --test-reporter-destination="$reports/$name.tap" || status=1
+}
+
+step "build" && npx turbo run build --output-logs=errors-only || exit 1
+step "lint" && npm run --silent lint || status=1
+step "unit tests, Node $(node --version)"
+run_tests unit node --conditions=lanewatch-source --test 'packages/*/src/**/*.test.ts'
+step "instrumentation tests, Node 22"
+run_tests node22 bash scripts/node22.sh --test 'packages/instrumentation/src/**/*.test.ts'
+if [ -n "$(find test -name '*.test.ts' -not -path '*/node_modules/*' | head -1)" ]; then
+  step "end-to-end tests"
+  run_tests e2e node --conditions=lanewatch-source --test --test-concurrency=1 'test/**/*.test.ts'
+fi
+
+sum() { cat "$reports"/*.tap 2>/dev/null | grep -E "^# $1 [0-9]+$" | awk '{s+=$3} END {print s+0}'; }
+pass=$(sum pass); fail=$(sum fail); skipped=$(sum skipped); todo=$(sum todo)
+[ "$fail" -eq 0 ] || status=1
+echo
+echo "$pass passed, $fail failed, $skipped skipped"
+exit $status
