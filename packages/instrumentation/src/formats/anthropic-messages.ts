@@ -1,0 +1,112 @@
+import { Buffer } from 'node:buffer';
+import { contains, isNonEmptyString, type JsonObject, objectAt, parseObject } from './json-scan.ts';
+import { createSseParser } from './sse-parser.ts';
+import type { Format } from './stream-observer.ts';
+import { createStreamReport, type StreamReport } from './stream-report.ts';
+
+/**
+ * Anthropic Messages streaming: named events, each data carrying the same `type`. The event name
+ * decides; `content_block_delta` is parsed only while the kind its delta type names is still unseen.
+ *
+ * - text: `content_block_delta` with a non-empty `text_delta`.
+ * - reasoning: a non-empty `thinking_delta`. `signature_delta` (an opaque check of the thinking) and
+ *   `citations_delta` are not output.
+ * - tool_call: a non-empty `input_json_delta.partial_json` (the first one is often `""`);
+ *   `content_block_start` of a `tool_use` block (its name) is not output yet.
+ * - `ping`, `content_block_start` / `_stop`: events only.
+ * - usage: `message_start` → `message.usage.input_tokens` plus the cache read and cache creation
+ *   input tokens (Anthropic counts those apart; OpenAI and Gemini count them in); `message_delta` →
+ *   `usage.output_tokens` (cumulative) and the same input sum when it is there. The `output_tokens`
+ *   of `message_start` is a placeholder and is not reported.
+ * - terminal: `message_stop`.
+ * - errors: `event: error` with `error.type` (`overloaded_error`, `api_error`, …).
+ */
+
+const TEXT_DELTA = Buffer.from('"text_delta"');
+const THINKING_DELTA = Buffer.from('"thinking_delta"');
+const INPUT_JSON_DELTA = Buffer.from('"input_json_delta"');
+
+function worthParsingDelta(data: Buffer, report: StreamReport): boolean {
+  return (
+    (!report.has('text') && contains(data, TEXT_DELTA)) ||
+    (!report.has('reasoning') && contains(data, THINKING_DELTA)) ||
+    (!report.has('tool_call') && contains(data, INPUT_JSON_DELTA))
+  );
+}
+
+function readDelta(delta: JsonObject | undefined, report: StreamReport): void {
+  switch (delta?.type) {
+    case 'text_delta':
+      if (isNonEmptyString(delta.text)) report.output('text');
+      return;
+    case 'thinking_delta':
+      if (isNonEmptyString(delta.thinking)) report.output('reasoning');
+      return;
+    case 'input_json_delta':
+      if (isNonEmptyString(delta.partial_json)) report.output('tool_call');
+      return;
+  }
+}
+
+function inputTokens(usage: JsonObject): number | undefined {
+  const counts = [usage.input_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens];
+  if (typeof counts[0] !== 'number') return undefined;
+  let sum = 0;
+  for (const count of counts) if (typeof count === 'number') sum += count;
+  return sum;
+}
+
+export const anthropicMessages: Format = {
+  name: 'anthropic_messages',
+  hasTerminal: true,
+  createDetector(observer, options) {
+    const report = createStreamReport(observer);
+    const parser = createSseParser(
+      {
+        onEvent(event) {
+          const { data } = event;
+          if (data.length === 0 && !event.incomplete) return;
+          report.event();
+          if (event.incomplete) return;
+          let body: JsonObject | undefined;
+          let type = event.type;
+          if (type === 'message') {
+            // The SDKs skip unnamed events; a proxy that drops the names still sends `type`.
+            body = parseObject(data);
+            if (body === undefined || typeof body.type !== 'string') return;
+            type = body.type;
+          }
+          switch (type) {
+            case 'content_block_delta':
+              if (body === undefined && !worthParsingDelta(data, report)) return;
+              body ??= parseObject(data);
+              readDelta(objectAt(body, 'delta'), report);
+              return;
+            case 'message_start': {
+              body ??= parseObject(data);
+              const usage = objectAt(objectAt(body, 'message'), 'usage');
+              if (usage !== undefined) report.usage(inputTokens(usage), undefined);
+              return;
+            }
+            case 'message_delta': {
+              body ??= parseObject(data);
+              const usage = objectAt(body, 'usage');
+              if (usage !== undefined) report.usage(inputTokens(usage), usage.output_tokens);
+              return;
+            }
+            case 'message_stop':
+              report.terminal();
+              return;
+            case 'error':
+              body ??= parseObject(data);
+              report.streamError(objectAt(body, 'error')?.type);
+              return;
+          }
+        },
+        onIssue: report.oversizedLine,
+      },
+      options,
+    );
+    return { feed: parser.feed, end: parser.reset };
+  },
+};

@@ -1,0 +1,90 @@
+import { anthropicMessages } from './anthropic-messages.ts';
+import { gemini } from './gemini.ts';
+import { genericNdjson, genericSse } from './generic.ts';
+import { ollama } from './ollama.ts';
+import { openaiChat } from './openai-chat.ts';
+import { openaiResponses } from './openai-responses.ts';
+import type { Format, FormatName } from './stream-observer.ts';
+
+export type {
+  DetectorOptions,
+  Format,
+  FormatName,
+  StreamDetector,
+  StreamObserver,
+} from './stream-observer.ts';
+export { OTHER_STREAM_ERROR, sanitizeErrorType, UNTYPED_STREAM_ERROR } from './stream-report.ts';
+
+export const FORMATS: Readonly<Record<FormatName, Format>> = {
+  openai_chat: openaiChat,
+  openai_responses: openaiResponses,
+  anthropic_messages: anthropicMessages,
+  gemini,
+  ollama,
+  sse: genericSse,
+  ndjson: genericNdjson,
+};
+
+type Framing = 'sse' | 'ndjson';
+
+/** The streaming framing a content type announces; undefined for anything else (a whole JSON body…). */
+function framingOf(contentType: string | undefined): Framing | undefined {
+  if (contentType === undefined) return undefined;
+  const semicolon = contentType.indexOf(';');
+  const mediaType = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+  switch (mediaType) {
+    case 'text/event-stream':
+      return 'sse';
+    case 'application/x-ndjson':
+    case 'application/ndjson':
+    case 'application/jsonl':
+    case 'application/x-jsonlines':
+      return 'ndjson';
+    default:
+      return undefined;
+  }
+}
+
+/** The provider format a URL path names, and the framing that format comes in. */
+function formatOfPath(path: string): Format | undefined {
+  if (path.endsWith('/chat/completions')) return openaiChat;
+  if (path.endsWith('/v1/messages')) return anthropicMessages;
+  if (path.endsWith(':streamGenerateContent')) return gemini;
+  if (path.endsWith('/api/chat') || path.endsWith('/api/generate')) return ollama;
+  // `/v1/responses`, and `/v1/responses/{id}` read again with `stream=true`.
+  if (path.endsWith('/responses') || /\/responses\/[^/]+$/.test(path)) return openaiResponses;
+  return undefined;
+}
+
+const FRAMING_OF_FORMAT: Readonly<Record<FormatName, Framing>> = {
+  openai_chat: 'sse',
+  openai_responses: 'sse',
+  anthropic_messages: 'sse',
+  gemini: 'sse',
+  ollama: 'ndjson',
+  sse: 'sse',
+  ndjson: 'ndjson',
+};
+
+/**
+ * The detector format for a response, from its request's URL path and its `content-type`; undefined
+ * when the response is not a stream.
+ *
+ * The content type says whether it is a stream at all, and its framing: `text/event-stream` (SSE),
+ * `application/x-ndjson` / `application/jsonl` (NDJSON). A response without one of those — a
+ * non-streaming `application/json` answer, or no content type — is not a stream. Then the path names
+ * the provider format (`/chat/completions`, `/responses`, `/v1/messages`, `:streamGenerateContent`,
+ * `/api/chat`, `/api/generate`) when its framing matches; otherwise the generic SSE or NDJSON format
+ * still measures the first event and the end. Only the path is read: anything from a `?` on is cut
+ * off first, since query strings can carry API keys.
+ */
+export function selectFormat(path: string, contentType: string | undefined): Format | undefined {
+  const framing = framingOf(contentType);
+  if (framing === undefined) return undefined;
+  const query = path.search(/[?#]/);
+  let bare = query === -1 ? path : path.slice(0, query);
+  if (bare.length > 1 && bare.endsWith('/')) bare = bare.slice(0, -1);
+  const format = formatOfPath(bare);
+  if (format !== undefined && FRAMING_OF_FORMAT[format.name] === framing) return format;
+  return framing === 'sse' ? genericSse : genericNdjson;
+}

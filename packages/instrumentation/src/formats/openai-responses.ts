@@ -1,0 +1,92 @@
+import type { OutputKind } from '../names.ts';
+import { isNonEmptyString, type JsonObject, objectAt, parseObject } from './json-scan.ts';
+import { createSseParser } from './sse-parser.ts';
+import type { Format } from './stream-observer.ts';
+import { createStreamReport } from './stream-report.ts';
+
+/**
+ * OpenAI Responses API streaming: named events (`event: response.output_text.delta` + `data: {"type":
+ * "response.output_text.delta", …}`), no `[DONE]`. The SSE event name decides, so most events are
+ * never parsed; a server that leaves the names out gets the same answers from the data's `type`.
+ *
+ * - text: a non-empty `delta` of `response.output_text.delta`, or of `response.refusal.delta` (a
+ *   refusal is visible text too).
+ * - reasoning: `response.reasoning_summary_text.delta`, `response.reasoning_text.delta`.
+ * - tool_call: the model writing a tool's input — `response.function_call_arguments.delta`,
+ *   `response.custom_tool_call_input.delta`, `response.mcp_call_arguments.delta`,
+ *   `response.code_interpreter_call_code.delta`. `response.output_item.added` for a function call
+ *   (name, empty arguments) is not output yet, as in Chat Completions.
+ * - terminal: `response.completed`, `response.incomplete`, `response.failed`, each with
+ *   `response.usage.input_tokens` / `output_tokens`.
+ * - errors: `response.failed` typed by `response.error.code`; an `error` event typed by its `code`
+ *   (or a nested `error.code` / `error.type`).
+ */
+
+const OUTPUT_DELTAS: ReadonlyMap<string, OutputKind> = new Map<string, OutputKind>([
+  ['response.output_text.delta', 'text'],
+  ['response.refusal.delta', 'text'],
+  ['response.reasoning_summary_text.delta', 'reasoning'],
+  ['response.reasoning_text.delta', 'reasoning'],
+  ['response.function_call_arguments.delta', 'tool_call'],
+  ['response.custom_tool_call_input.delta', 'tool_call'],
+  ['response.mcp_call_arguments.delta', 'tool_call'],
+  ['response.code_interpreter_call_code.delta', 'tool_call'],
+]);
+
+function errorEventType(body: JsonObject): unknown {
+  const nested = objectAt(body, 'error');
+  return body.code ?? nested?.code ?? nested?.type;
+}
+
+export const openaiResponses: Format = {
+  name: 'openai_responses',
+  hasTerminal: true,
+  createDetector(observer, options) {
+    const report = createStreamReport(observer);
+    const parser = createSseParser(
+      {
+        onEvent(event) {
+          const { data } = event;
+          if (data.length === 0 && !event.incomplete) return;
+          report.event();
+          if (event.incomplete) return;
+          let body: JsonObject | undefined;
+          let type = event.type;
+          if (type === 'message') {
+            body = parseObject(data);
+            if (body === undefined || typeof body.type !== 'string') return;
+            type = body.type;
+          }
+          const kind = OUTPUT_DELTAS.get(type);
+          if (kind !== undefined) {
+            if (report.has(kind)) return;
+            body ??= parseObject(data);
+            if (isNonEmptyString(body?.delta)) report.output(kind);
+            return;
+          }
+          switch (type) {
+            case 'response.completed':
+            case 'response.incomplete':
+            case 'response.failed': {
+              body ??= parseObject(data);
+              const response = objectAt(body, 'response');
+              const usage = objectAt(response, 'usage');
+              if (usage !== undefined) report.usage(usage.input_tokens, usage.output_tokens);
+              if (type === 'response.failed') report.streamError(objectAt(response, 'error')?.code);
+              report.terminal();
+              return;
+            }
+            case 'error': {
+              body ??= parseObject(data);
+              report.streamError(body === undefined ? undefined : errorEventType(body));
+              return;
+            }
+          }
+        },
+        onIssue: report.oversizedLine,
+      },
+      options,
+    );
+    return { feed: parser.feed, end: parser.reset };
+  },
+};
