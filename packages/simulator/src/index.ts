@@ -1,1 +1,50 @@
-export {};
+export { type AnthropicWriterOptions, anthropicErrorReply, anthropicWriter } from './anthropic-writer.ts';
+export { type DueTimer, runAt } from './due-timer.ts';
+export { exampleScript } from './example-script.ts';
+export { type GeminiWriterOptions, geminiErrorReply, geminiWriter } from './gemini-writer.ts';
+export { ollamaErrorReply, ollamaWriter } from './ollama-writer.ts';
+export {
+  OPENROUTER_DIALECT,
+  type OpenAIChatWriterOptions,
+  openaiChatWriter,
+  openaiErrorReply,
+} from './openai-chat-writer.ts';
+export { type OpenAIResponsesWriterOptions, openaiResponsesWriter } from './openai-responses-writer.ts';
+export { ENDPOINT_PATHS, type ProviderRoute, routeOf } from './provider-route.ts';
+export {
+  type Ending,
+  type ProviderRequest,
+  type ProviderServer,
+  type ProviderServerOptions,
+  type RequestRecord,
+  type Respond,
+  type SentPiece,
+  startProviderServer,
+} from './provider-server.ts';
+export {
+  type ErrorScript,
+  type FinishReason,
+  type NoAnswerScript,
+  OUTPUT_KINDS,
+  type Piece,
+  type PieceKind,
+  type ProviderErrorType,
+  type ResetScript,
+  type Script,
+  ScriptError,
+  type StreamScript,
+  scheduleOf,
+  scriptUsage,
+  type Usage,
+  validateScript,
+} from './script.ts';
+export type { LineEnding } from './sse.ts';
+export {
+  type HttpReply,
+  WIRE_FORMATS,
+  type WireFormat,
+  WireFormatError,
+  type WireWriter,
+  type WriteContext,
+} from './wire-format.ts';
+export { defaultWriters } from './writers.ts';

@@ -1,0 +1,52 @@
+import type { WireFormat } from './wire-format.ts';
+
+/**
+ * Which provider API a request path belongs to, matched on the path's end as the real APIs name
+ * them, so any prefix works (`/v1/chat/completions`, `/api/v1/chat/completions` as on OpenRouter,
+ * `/lane-a/v1/messages` for one lane of a shared server).
+ */
+export interface ProviderRoute {
+  readonly format: WireFormat;
+  /** Ollama: which endpoint. */
+  readonly endpoint?: 'chat' | 'generate';
+  /** Gemini names the model in the path. */
+  readonly model?: string;
+  /** Gemini decides streaming by the method name (`streamGenerateContent` vs `generateContent`). */
+  readonly stream?: boolean;
+  /** Gemini streams SSE only with `alt=sse`; without it the API streams a JSON array. */
+  readonly sse?: boolean;
+}
+
+const GEMINI = /\/models\/([^/:]+):(streamGenerateContent|generateContent)$/;
+
+export function routeOf(method: string, url: string): ProviderRoute | undefined {
+  if (method !== 'POST') return undefined;
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  if (path.endsWith('/chat/completions')) return { format: 'openai-chat' };
+  if (path.endsWith('/responses')) return { format: 'openai-responses' };
+  if (path.endsWith('/messages')) return { format: 'anthropic' };
+  if (path.endsWith('/api/chat')) return { format: 'ollama', endpoint: 'chat' };
+  if (path.endsWith('/api/generate')) return { format: 'ollama', endpoint: 'generate' };
+  const gemini = GEMINI.exec(path);
+  if (gemini) {
+    const params = new URLSearchParams(query === -1 ? '' : url.slice(query + 1));
+    return {
+      format: 'gemini',
+      model: decodeURIComponent(gemini[1] ?? ''),
+      stream: gemini[2] === 'streamGenerateContent',
+      sse: params.get('alt') === 'sse',
+    };
+  }
+  return undefined;
+}
+
+/** The path of each API, for printing a base URL's endpoints. */
+export const ENDPOINT_PATHS: Readonly<Record<string, string>> = {
+  'openai-chat': '/v1/chat/completions',
+  'openai-responses': '/v1/responses',
+  anthropic: '/v1/messages',
+  gemini: '/v1beta/models/{model}:streamGenerateContent?alt=sse',
+  'ollama-chat': '/api/chat',
+  'ollama-generate': '/api/generate',
+};

@@ -1,0 +1,322 @@
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type DueTimer, runAt } from './due-timer.ts';
+import { routeOf } from './provider-route.ts';
+import { requestFields } from './request-fields.ts';
+import { type PieceKind, type Script, scheduleOf, validateScript } from './script.ts';
+import type { WireFormat, WireWriter, WriteContext } from './wire-format.ts';
+import { defaultWriters } from './writers.ts';
+
+/** What `respond` learns about a request. The prompt itself is read and discarded, never kept. */
+export interface ProviderRequest {
+  /** Order of arrival on this server, from 0. */
+  readonly index: number;
+  readonly format: WireFormat;
+  /** Ollama: `/api/chat` or `/api/generate`. */
+  readonly endpoint?: 'chat' | 'generate';
+  /** Path without the query string (which may hold an API key). */
+  readonly path: string;
+  readonly model: string;
+  readonly stream: boolean;
+  readonly includeUsage: boolean;
+  readonly headers: IncomingHttpHeaders;
+  readonly bodyBytes: number;
+  /** `performance.now()` when the request's headers arrived: the origin of every delay in its script. */
+  readonly arrivedAt: number;
+}
+
+export type Respond = (request: ProviderRequest) => Script | Promise<Script>;
+
+export interface ProviderServerOptions {
+  readonly respond: Respond;
+  /** Default `127.0.0.1`. */
+  readonly host?: string;
+  /** Default 0: any free port. */
+  readonly port?: number;
+  /** Replace the writer of a format, e.g. `{ 'openai-chat': openaiChatWriter(OPENROUTER_DIALECT) }`. */
+  readonly writers?: Partial<Record<WireFormat, WireWriter>>;
+  /** See `runAt`: spin the last `spinMs` before each due time for microsecond accuracy. Default 0. */
+  readonly spinMs?: number;
+}
+
+/** One piece as the server played it. `bytes` is 0 where the format has no event for the piece. */
+export interface SentPiece {
+  readonly index: number;
+  readonly kind: PieceKind;
+  /** `performance.now()` at which the piece was due, and at which it was handed to the socket. */
+  readonly scheduledAt: number;
+  readonly sentAt: number;
+  readonly bytes: number;
+}
+
+/**
+ * How a response ended on the server: `complete` (every piece written, body ended — with or without
+ * the format's terminal event), `error-reply`, `reset`, `hang` and `no-answer` as scripted,
+ * `client-closed` when the client went away first, `server-closed` when `close()` cut it.
+ */
+export type Ending =
+  | 'complete'
+  | 'error-reply'
+  | 'reset'
+  | 'hang'
+  | 'no-answer'
+  | 'client-closed'
+  | 'server-closed';
+
+/** Everything the server did for one request, on the same clock as the client's `performance.now()`. */
+export interface RequestRecord {
+  readonly request: ProviderRequest;
+  readonly script: Script;
+  headersScheduledAt: number | undefined;
+  headersSentAt: number | undefined;
+  readonly pieces: SentPiece[];
+  /** When the server ended, reset or abandoned the response. */
+  endedAt: number | undefined;
+  ending: Ending | undefined;
+}
+
+export interface ProviderServer {
+  readonly url: string;
+  readonly port: number;
+  /** One record per provider request, in order of arrival (filled in as the response is played). */
+  readonly sends: readonly RequestRecord[];
+  /** Resolves when every response begun so far has ended (hung ones count once they hang). */
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const MAX_PARSED_BODY = 8 * 1024 * 1024;
+
+interface Player {
+  readonly settled: Promise<void>;
+  stop(ending: Ending): void;
+}
+
+export async function startProviderServer(options: ProviderServerOptions): Promise<ProviderServer> {
+  const writers = { ...defaultWriters(), ...options.writers };
+  const spinMs = options.spinMs ?? 0;
+  const sends: RequestRecord[] = [];
+  const active = new Set<Player>();
+  let arrivals = 0;
+
+  const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
+    const arrivedAt = performance.now();
+    // One write per piece must leave as its own segment, not wait for an ACK (Nagle).
+    req.socket.setNoDelay(true);
+    const route = routeOf(req.method ?? 'GET', req.url ?? '/');
+    if (!route) {
+      req.resume();
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({ error: { message: `lanewatch simulator: no provider API at ${req.method} path` } }),
+      );
+      return;
+    }
+    const index = arrivals++;
+    readBody(req).then(({ text, bytes }) => {
+      const fields = requestFields(route, text);
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      const request: ProviderRequest = {
+        index,
+        format: route.format,
+        ...(route.endpoint ? { endpoint: route.endpoint } : {}),
+        path,
+        ...fields,
+        headers: req.headers,
+        bodyBytes: bytes,
+        arrivedAt,
+      };
+      const writer = writers[route.format];
+      if (route.format === 'gemini' && route.stream && !route.sse) {
+        return simulatorError(res, 400, 'only alt=sse streaming is simulated for Gemini');
+      }
+      if (!fields.stream) {
+        return simulatorError(res, 400, 'only streaming requests are simulated (set "stream": true)');
+      }
+      Promise.resolve()
+        .then(() => options.respond(request))
+        .then((script) => {
+          validateScript(script);
+          const context: WriteContext = {
+            model: request.model,
+            createdAtMs: Date.now(),
+            id: script.kind === 'stream' && script.id !== undefined ? script.id : `sim${request.index}`,
+            includeUsage: request.includeUsage,
+            ...(request.endpoint ? { endpoint: request.endpoint } : {}),
+          };
+          // Rendered before anything is sent, so a script the format cannot carry fails as a whole.
+          const rendered = script.kind === 'stream' ? writer.render(script, context) : [];
+          const record: RequestRecord = {
+            request,
+            script,
+            headersScheduledAt: undefined,
+            headersSentAt: undefined,
+            pieces: [],
+            endedAt: undefined,
+            ending: undefined,
+          };
+          sends.push(record);
+          play(record, writer, context, rendered, res);
+        })
+        .catch((error: unknown) => simulatorError(res, 500, `respond() failed: ${describe(error)}`));
+    });
+  });
+
+  const play = (
+    record: RequestRecord,
+    writer: WireWriter,
+    context: WriteContext,
+    rendered: readonly string[],
+    res: ServerResponse,
+  ) => {
+    const { script, request } = record;
+    const origin = request.arrivedAt;
+    let timer: DueTimer | undefined;
+    let settle = () => {};
+    const player: Player = {
+      settled: new Promise<void>((resolve) => {
+        settle = resolve;
+      }),
+      stop(ending) {
+        timer?.cancel();
+        end(ending);
+      },
+    };
+    active.add(player);
+    // Sets how the response ended, once. A hung or unanswered response is settled (nothing more will
+    // be sent) but stays open until the client or close() ends it.
+    const end = (ending: Ending) => {
+      if (record.ending === undefined) {
+        record.ending = ending;
+        record.endedAt = performance.now();
+      }
+      settle();
+      if (ending !== 'hang' && ending !== 'no-answer') active.delete(player);
+    };
+    res.once('close', () => player.stop(res.writableFinished ? 'complete' : 'client-closed'));
+
+    switch (script.kind) {
+      case 'no-answer':
+        end('no-answer');
+        return;
+      case 'reset':
+        timer = runAt(origin + script.delayMs, () => {
+          end('reset');
+          res.socket?.resetAndDestroy();
+        });
+        return;
+      case 'error': {
+        const reply = writer.errorReply(script, context);
+        record.headersScheduledAt = origin + script.headersDelayMs;
+        timer = runAt(record.headersScheduledAt, () => {
+          record.headersSentAt = performance.now();
+          res.writeHead(reply.status, { ...reply.headers, 'content-length': Buffer.byteLength(reply.body) });
+          res.end(reply.body);
+          end('error-reply');
+        });
+        return;
+      }
+      case 'stream':
+        break;
+    }
+
+    const { headersAtMs, piecesAtMs } = scheduleOf(script);
+    let next = 0;
+    const advance = () => {
+      timer = undefined;
+      while (next < script.pieces.length) {
+        const piece = script.pieces[next];
+        if (piece === undefined || res.destroyed) return;
+        const scheduledAt = origin + (piecesAtMs[next] ?? 0);
+        if (performance.now() < scheduledAt) {
+          timer = runAt(scheduledAt, advance, spinMs);
+          return;
+        }
+        const index = next++;
+        const sentAt = performance.now();
+        const bytes = rendered[index] ?? '';
+        const length = Buffer.byteLength(bytes);
+        record.pieces.push({ index, kind: piece.kind, scheduledAt, sentAt, bytes: length });
+        if (piece.kind === 'reset') {
+          end('reset');
+          res.socket?.resetAndDestroy();
+          return;
+        }
+        if (piece.kind === 'hang') {
+          end('hang');
+          return;
+        }
+        // Respect backpressure: the next piece waits for 'drain' (and is then as late as it must be).
+        if (length > 0 && !res.write(bytes)) {
+          res.once('drain', advance);
+          return;
+        }
+      }
+      res.end();
+      end('complete');
+    };
+
+    record.headersScheduledAt = origin + headersAtMs;
+    timer = runAt(
+      record.headersScheduledAt,
+      () => {
+        record.headersSentAt = performance.now();
+        res.writeHead(200, writer.streamHeaders(context));
+        // The headers leave now, on their own, as a provider's do while the first event is far off.
+        res.flushHeaders();
+        advance();
+      },
+      spinMs,
+    );
+  };
+
+  server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    sends,
+    async settled() {
+      await Promise.all([...active].map((player) => player.settled));
+    },
+    async close() {
+      for (const player of [...active]) player.stop('server-closed');
+      const closed = once(server, 'close');
+      server.close();
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<{ text: string | undefined; bytes: number }> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    req.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes <= MAX_PARSED_BODY) chunks.push(chunk);
+    });
+    const done = () =>
+      resolve({ text: bytes <= MAX_PARSED_BODY ? Buffer.concat(chunks).toString('utf8') : undefined, bytes });
+    req.once('end', done);
+    req.once('error', done);
+  });
+}
+
+function simulatorError(res: ServerResponse, status: number, message: string): void {
+  if (res.headersSent || res.destroyed) return;
+  const body = JSON.stringify({
+    error: { message: `lanewatch simulator: ${message}`, type: 'simulator_error' },
+  });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,77 @@
+import type { ErrorScript, StreamScript } from './script.ts';
+
+/** The streaming wire formats the simulator speaks. */
+export type WireFormat = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'ollama';
+
+export const WIRE_FORMATS: readonly WireFormat[] = [
+  'openai-chat',
+  'openai-responses',
+  'anthropic',
+  'gemini',
+  'ollama',
+];
+
+/** What a writer may know about the request it answers; everything else comes from the script. */
+export interface WriteContext {
+  /** The requested model (echoed in every event that names it). */
+  readonly model: string;
+  /** Wall-clock epoch milliseconds of the response, for `created` fields (not for timing). */
+  readonly createdAtMs: number;
+  /** Seed for response, message and call ids. */
+  readonly id: string;
+  /** Chat Completions: the request asked for `stream_options.include_usage`. */
+  readonly includeUsage: boolean;
+  /** Ollama: `/api/chat` or `/api/generate`. */
+  readonly endpoint?: 'chat' | 'generate';
+}
+
+export interface HttpReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+export interface WireWriter {
+  readonly format: WireFormat;
+  /** Response headers of a 200 stream. */
+  streamHeaders(context: WriteContext): Record<string, string>;
+  /** The bytes of each piece, in order; `''` where the format has no event for that piece. */
+  render(script: StreamScript, context: WriteContext): string[];
+  /** A complete non-streaming error response with the provider's JSON error body. */
+  errorReply(script: ErrorScript, context: WriteContext): HttpReply;
+}
+
+/** `retry-after` in whole seconds (RFC 9110 §10.2.3) and the finer `retry-after-ms` both SDKs read. */
+export function retryHeaders(script: ErrorScript): Record<string, string> {
+  const seconds = script.retryAfterSeconds;
+  if (seconds === undefined) return {};
+  return {
+    'retry-after': String(Math.max(0, Math.ceil(seconds))),
+    'retry-after-ms': String(Math.max(0, Math.round(seconds * 1000))),
+  };
+}
+
+/** Groups tool-call fragments: the index of the last fragment of each call, for whole-call formats. */
+export function lastFragmentOfEachCall(script: StreamScript): Map<number, number> {
+  const last = new Map<number, number>();
+  script.pieces.forEach((piece, index) => {
+    if (piece.kind === 'tool-call') last.set(piece.call, index);
+  });
+  return last;
+}
+
+/** Raised when a script cannot be written in a format (e.g. a whole-call format given broken JSON). */
+export class WireFormatError extends Error {
+  override readonly name = 'WireFormatError';
+}
+
+/** Arguments of a whole tool call (Gemini, Ollama send calls whole): the fragments must join into JSON. */
+export function wholeCallArguments(json: string, call: number, format: WireFormat): unknown {
+  try {
+    return JSON.parse(json === '' ? '{}' : json);
+  } catch {
+    throw new WireFormatError(
+      `${format} sends whole tool calls: the arguments of tool call ${call} are not complete JSON (${json.length} characters)`,
+    );
+  }
+}

@@ -1,0 +1,17 @@
+import { anthropicWriter } from './anthropic-writer.ts';
+import { geminiWriter } from './gemini-writer.ts';
+import { ollamaWriter } from './ollama-writer.ts';
+import { openaiChatWriter } from './openai-chat-writer.ts';
+import { openaiResponsesWriter } from './openai-responses-writer.ts';
+import type { WireFormat, WireWriter } from './wire-format.ts';
+
+/** One writer per format, each with its provider's defaults. */
+export function defaultWriters(): Record<WireFormat, WireWriter> {
+  return {
+    'openai-chat': openaiChatWriter(),
+    'openai-responses': openaiResponsesWriter(),
+    anthropic: anthropicWriter(),
+    gemini: geminiWriter(),
+    ollama: ollamaWriter(),
+  };
+}
