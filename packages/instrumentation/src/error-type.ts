@@ -1,0 +1,51 @@
+/**
+ * A transport failure as a low-cardinality class (DESIGN §2). Built from `code` and `name` only:
+ * an error's message can carry a URL, a header or a fragment of the body, so it is never read.
+ */
+export interface TransportFailure {
+  /** The caller aborted: not an error of the lane. */
+  readonly cancelled: boolean;
+  readonly type: string;
+}
+
+const CODE_TYPES: Readonly<Record<string, string>> = {
+  UND_ERR_CONNECT_TIMEOUT: 'timeout',
+  UND_ERR_HEADERS_TIMEOUT: 'timeout',
+  UND_ERR_BODY_TIMEOUT: 'timeout',
+  ETIMEDOUT: 'timeout',
+  ECONNRESET: 'connection_reset',
+  EPIPE: 'connection_reset',
+  UND_ERR_SOCKET: 'connection_reset',
+  UND_ERR_CLOSED: 'connection_reset',
+  ECONNREFUSED: 'connection_refused',
+  ENOTFOUND: 'dns_error',
+  EAI_AGAIN: 'dns_error',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'protocol_error',
+  HPE_INVALID_CHUNK_SIZE: 'protocol_error',
+  UND_ERR_INFO: 'protocol_error',
+  UND_ERR_RESPONSE_EXCEEDED_MAX_SIZE: 'response_too_large',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'tls_error',
+  CERT_HAS_EXPIRED: 'tls_error',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'tls_error',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'tls_error',
+};
+
+export function classifyTransportError(error: unknown): TransportFailure {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown;
+    name?: unknown;
+    cause?: unknown;
+  };
+  const code = typeof e.code === 'string' ? e.code : undefined;
+  const name = typeof e.name === 'string' ? e.name : undefined;
+  if (code === 'UND_ERR_ABORTED' || name === 'AbortError') return { cancelled: true, type: 'cancelled' };
+  if (name === 'TimeoutError') return { cancelled: false, type: 'timeout' };
+  if (code !== undefined && code in CODE_TYPES) return { cancelled: false, type: CODE_TYPES[code] as string };
+  if (e.cause !== undefined && e.cause !== error) {
+    const inner = classifyTransportError(e.cause);
+    if (inner.type !== 'other') return inner;
+  }
+  // undici's "other side closed" / "terminated" carry no code of their own.
+  if (name === 'SocketError') return { cancelled: false, type: 'connection_reset' };
+  return { cancelled: false, type: 'other' };
+}

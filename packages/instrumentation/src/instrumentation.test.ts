@@ -1,0 +1,288 @@
+import assert from 'node:assert/strict';
+import diagnosticsChannel from 'node:diagnostics_channel';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import {
+  type Harness,
+  pointsOf,
+  type ScriptedServer,
+  sse,
+  startHarness,
+  startScriptedServer,
+} from '../test/harness.ts';
+import { withAttempt } from './attempt-context.ts';
+import { bundledUndiciPublishesChunks } from './instrumentation.ts';
+import { MILESTONE_EVENT, MILESTONE_METRIC, MILESTONE_SPAN_MS } from './names.ts';
+
+const CANARY = 'CANARY-7f3a91-do-not-export';
+const path = bundledUndiciPublishesChunks() ? 'diagnostics channel' : 'dispatcher pass-through';
+
+/** An OpenAI chat stream: role at 40 ms, reasoning at 80, text at 120, more text, usage, [DONE]. */
+function chatScript(opts: { done?: boolean; reset?: boolean } = {}) {
+  const chunk = (delta: object, extra: object = {}) =>
+    sse({
+      id: 'c1',
+      object: 'chat.completion.chunk',
+      model: 'gpt-test',
+      choices: [{ index: 0, delta }],
+      ...extra,
+    });
+  const pieces = [
+    { at: 40, bytes: chunk({ role: 'assistant', content: '' }) },
+    { at: 80, bytes: chunk({ reasoning_content: `thinking ${CANARY}` }) },
+    { at: 120, bytes: chunk({ content: `Hello ${CANARY}` }) },
+    { at: 140, bytes: chunk({ content: ' world' }) },
+    { at: 160, bytes: sse({ id: 'c1', choices: [], usage: { prompt_tokens: 11, completion_tokens: 7 } }) },
+  ];
+  if (opts.done !== false) pieces.push({ at: 170, bytes: 'data: [DONE]\n\n' });
+  return () => ({ headersAt: 20, pieces, reset: opts.reset });
+}
+
+const body = JSON.stringify({
+  model: 'gpt-test',
+  stream: true,
+  messages: [{ role: 'user', content: CANARY }],
+});
+
+async function readAll(res: Response): Promise<string> {
+  return await res.text();
+}
+
+describe(`instrumentation on Node ${process.version} (${path})`, () => {
+  let h: Harness;
+  let server: ScriptedServer;
+
+  before(async () => {
+    h = startHarness();
+    // The first request of a process pays for loading and compiling undici's HTTP parser;
+    // the milestones under test are those of a warm client, as in a running application.
+    const warm = await startScriptedServer(chatScript());
+    await (await fetch(`${warm.url}/v1/chat/completions`, { method: 'POST', body })).text();
+    await warm.close();
+  });
+  after(async () => {
+    await h.shutdown();
+  });
+  beforeEach(async () => {
+    await h.reset();
+  });
+
+  it('records every milestone of a global-fetch stream within 2 ms of the server sending it', async () => {
+    // Five calls; the median error per milestone must be within 2 ms. A loaded 2-core machine can
+    // delay any single event, so the worst one is only bounded loosely.
+    const errors: Record<string, number[]> = {};
+    const createdAt: number[] = [];
+    const onCreate = () => createdAt.push(performance.now());
+    diagnosticsChannel.subscribe('undici:request:create', onCreate);
+    server = await startScriptedServer(chatScript());
+    try {
+      for (let i = 0; i < 5; i++) {
+        await h.reset();
+        const res = await fetch(`${server.url}/v1/chat/completions?api_key=${CANARY}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${CANARY}` },
+          body,
+        });
+        assert.ok((await res.text()).includes('[DONE]'));
+        const [span] = h.finishedSpans();
+        assert.ok(span, 'one span');
+        // t1 on the performance clock, taken by a subscriber that runs right after lanewatch's own.
+        const t1 = createdAt.at(-1) as number;
+        const sent = server.sent.map((t) => t - t1);
+        const ev = Object.fromEntries(
+          (['headers', 'first_chunk', 'first_output', 'first_text', 'end'] as const).map((m) => [
+            m,
+            span.attributes[MILESTONE_SPAN_MS[m]] as number | undefined,
+          ]),
+        );
+        assert.deepEqual(
+          span.events.map((e) => e.name),
+          Object.values(MILESTONE_EVENT),
+          'one span event per milestone, in order',
+        );
+        const expected: Record<string, number | undefined> = {
+          headers: (server.headersSentAt ?? Number.NaN) - t1,
+          first_chunk: sent[0], // the role delta
+          first_output: sent[1], // reasoning
+          first_text: sent[2],
+          end: sent[5],
+        };
+        for (const [name, at] of Object.entries(expected)) {
+          const observed = ev[name];
+          assert.ok(observed !== undefined && at !== undefined, `${name} present`);
+          assert.ok(
+            observed >= at - 0.5,
+            `${name} is not observed before it was sent (${observed} vs ${at})`,
+          );
+          errors[name] = [...(errors[name] ?? []), observed - at];
+        }
+        if (i > 0) continue;
+        assert.equal(span.attributes['lanewatch.output.kind'], 'reasoning');
+        assert.equal(span.attributes['lanewatch.outcome'], 'ok');
+        assert.equal(span.attributes['gen_ai.request.model'], 'gpt-test');
+        assert.equal(span.attributes['gen_ai.usage.input_tokens'], 11);
+        assert.equal(span.attributes['gen_ai.usage.output_tokens'], 7);
+        assert.equal(span.attributes['lanewatch.chunks'], 6);
+        assert.equal(span.attributes['lanewatch.lane'], 'openai/gpt-test');
+        assert.equal(span.attributes['lanewatch.size_class'], 'xs');
+        assert.equal(span.name, 'chat gpt-test');
+
+        const collected = await h.collect();
+        for (const name of Object.values(MILESTONE_METRIC)) {
+          assert.equal(pointsOf(collected, name).length, 1, `${name} has one point`);
+        }
+        const [ttft] = pointsOf(collected, MILESTONE_METRIC.first_text);
+        const value = ttft?.value as { count: number; positive?: unknown; scale?: number };
+        assert.equal(value.count, 1);
+        assert.ok('scale' in value && 'positive' in value, 'an exponential histogram');
+        assert.equal(ttft?.attributes['lanewatch.outcome'], 'ok');
+      }
+      for (const [name, list] of Object.entries(errors)) {
+        const sorted = [...list].sort((a, b) => a - b);
+        const median = sorted[Math.floor(sorted.length / 2)] as number;
+        assert.ok(
+          median <= 2,
+          `${name}: median ${median.toFixed(2)} ms after the send (all: ${sorted.map((e) => e.toFixed(1))})`,
+        );
+        assert.ok((sorted.at(-1) as number) <= 25, `${name}: worst ${sorted.at(-1)} ms`);
+      }
+    } finally {
+      diagnosticsChannel.unsubscribe('undici:request:create', onCreate);
+      await server.close();
+    }
+  });
+
+  it('never puts prompt, response, reasoning, credentials or the query string in spans, metrics or logs', async () => {
+    server = await startScriptedServer(chatScript());
+    try {
+      const res = await fetch(`${server.url}/v1/chat/completions?key=${CANARY}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${CANARY}`, 'x-api-key': CANARY },
+        body,
+      });
+      await res.text();
+      const exported = JSON.stringify({
+        spans: h.finishedSpans().map((s) => ({ n: s.name, a: s.attributes, e: s.events, st: s.status })),
+        metrics: await h.collect(),
+        logs: h.diagnostics,
+      });
+      assert.ok(exported.length > 500);
+      assert.ok(!exported.includes(CANARY), 'the canary is nowhere');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a 429 is an error of class rate_limited, with headers and end but no chunk milestones', async () => {
+    server = await startScriptedServer(() => ({
+      status: 429,
+      headers: { 'content-type': 'application/json', 'retry-after': '1' },
+      pieces: [{ at: 5, bytes: JSON.stringify({ error: { message: CANARY, type: 'rate_limit_exceeded' } }) }],
+    }));
+    try {
+      const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body });
+      assert.equal(res.status, 429);
+      await res.text();
+      const [span] = h.finishedSpans();
+      assert.ok(span);
+      assert.equal(span.attributes['lanewatch.outcome'], 'error');
+      assert.equal(span.attributes['error.type'], 'rate_limited');
+      assert.equal(span.attributes['http.response.status_code'], 429);
+      const names = span.events.map((e) => e.name);
+      assert.deepEqual(names, [MILESTONE_EVENT.headers, MILESTONE_EVENT.end]);
+      assert.equal(span.attributes['lanewatch.first_chunk_ms'], undefined, 'absent, never 0');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a body that ends before [DONE] is truncated; a reset connection is an error', async () => {
+    server = await startScriptedServer(chatScript({ done: false }));
+    try {
+      await (await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body })).text();
+      assert.equal(h.finishedSpans()[0]?.attributes['lanewatch.outcome'], 'truncated');
+    } finally {
+      await server.close();
+    }
+    await h.reset();
+    server = await startScriptedServer(chatScript({ done: false, reset: true }));
+    try {
+      const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body });
+      await assert.rejects(res.text());
+      const [span] = h.finishedSpans();
+      assert.equal(span?.attributes['lanewatch.outcome'], 'error');
+      assert.equal(span?.attributes['error.type'], 'connection_reset');
+      assert.ok(
+        span?.attributes['lanewatch.first_text_ms'] !== undefined,
+        'milestones before the reset are kept',
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a caller abort mid-stream is cancelled, not an error', async () => {
+    server = await startScriptedServer(chatScript());
+    try {
+      const controller = new AbortController();
+      const res = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        body,
+        signal: controller.signal,
+      });
+      const reader = res.body?.getReader();
+      await reader?.read();
+      controller.abort();
+      await assert.rejects(async () => {
+        while (!(await reader?.read())?.done) {}
+      });
+      await waitFor(() => h.finishedSpans().length === 1);
+      const [span] = h.finishedSpans();
+      assert.equal(span?.attributes['lanewatch.outcome'], 'cancelled');
+      assert.equal(span?.attributes['error.type'], undefined);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('takes the attempt from x-stainless-retry-count, and from withAttempt in the caller context', async () => {
+    server = await startScriptedServer(chatScript());
+    try {
+      await (
+        await fetch(`${server.url}/v1/chat/completions`, {
+          method: 'POST',
+          body,
+          headers: { 'x-stainless-retry-count': '2' },
+        })
+      ).text();
+      await withAttempt(5, async () =>
+        (await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body })).text(),
+      );
+      const attempts = h.finishedSpans().map((s) => s.attributes['lanewatch.attempt']);
+      assert.deepEqual(attempts, ['3', '4+']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('leaves non-LLM traffic alone', async () => {
+    server = await startScriptedServer(() => ({
+      headers: { 'content-type': 'application/json' },
+      pieces: [{ at: 1, bytes: '{"ok":true}' }],
+    }));
+    try {
+      await (await fetch(`${server.url}/health`)).text();
+      await (await fetch(`${server.url}/api/things`, { method: 'POST', body: '{}' })).text();
+      assert.equal(h.finishedSpans().length, 0);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+async function waitFor(condition: () => boolean, ms = 2000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

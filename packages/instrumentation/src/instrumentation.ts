@@ -1,0 +1,327 @@
+import diagnosticsChannel from 'node:diagnostics_channel';
+import {
+  context,
+  type DiagLogger,
+  diag,
+  type MeterProvider,
+  metrics,
+  type Tracer,
+  type TracerProvider,
+  trace,
+} from '@opentelemetry/api';
+import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
+import { attemptFromContext } from './attempt-context.ts';
+import { CallRecord, outcomeOf } from './call-record.ts';
+import { AttributeCaps, CallInstruments, recordCall } from './call-telemetry.ts';
+import { type ChunkSink, PassThroughHandler, passThroughDispatch } from './dispatcher-pass-through.ts';
+import { classifyTransportError } from './error-type.ts';
+import { selectFormat } from './formats/index.ts';
+import { LaneMap, type LaneMapInput, parseLaneMapEnv } from './lane-map.ts';
+import { INSTRUMENTATION_SCOPE } from './names.ts';
+import { identifyRequest, modelFromJsonBody, type UndiciRequestLike } from './request-identity.ts';
+import { VERSION } from './version.ts';
+
+export interface LanewatchInstrumentationConfig extends InstrumentationConfig {
+  /**
+   * Lane names by URL prefix (`{ fast: 'http://127.0.0.1:8001/v1' }` or `[{ lane, url }]`). Requests
+   * outside every prefix are named `provider/model`. Default: `LANEWATCH_LANE_MAP`, else none.
+   */
+  lanes?: LaneMapInput;
+  /** Track POSTs to unknown endpoints whose response is SSE or NDJSON (first chunk and end). Default true. */
+  unknownStreams?: boolean;
+  /** Distinct values kept per attribute (lane, model, server) before new ones fold into `other`. Default 100. */
+  maxAttributeValues?: number;
+  /** Emit a span per attempt (metrics are always recorded). Default true. */
+  spans?: boolean;
+}
+
+interface HeadersMessage {
+  request: UndiciRequestLike;
+  response: { statusCode: number; headers: readonly unknown[] | string };
+}
+interface ChunkMessage {
+  request: UndiciRequestLike;
+  chunk: Uint8Array;
+}
+interface ErrorMessage {
+  request: UndiciRequestLike;
+  error: unknown;
+}
+
+/** The process-wide active instance: a second one stays passive, so nothing is counted twice. */
+const ACTIVE = Symbol.for('lanewatch.instrumentation.active');
+type GlobalWithActive = typeof globalThis & { [ACTIVE]?: LanewatchInstrumentation };
+
+/**
+ * Observes every fetch/undici streaming call at the undici layer and records its milestones (DESIGN
+ * §1) as span events and exponential histograms, with no content. Works in any OpenTelemetry Node
+ * setup; `@lanewatch/instrumentation/register` starts one for `node --require` / `--import`.
+ */
+export class LanewatchInstrumentation implements Instrumentation<LanewatchInstrumentationConfig> {
+  readonly instrumentationName = INSTRUMENTATION_SCOPE;
+  readonly instrumentationVersion = VERSION;
+  #config: LanewatchInstrumentationConfig = {};
+  #diag: DiagLogger = diag.createComponentLogger({ namespace: INSTRUMENTATION_SCOPE });
+  #tracer: Tracer = trace.getTracer(INSTRUMENTATION_SCOPE, VERSION);
+  #records = new WeakMap<object, CallRecord>();
+  #passThroughRecords = new WeakMap<PassThroughHandler, CallRecord>();
+  #subscriptions: Array<{ name: string; listener: (message: unknown, name: string | symbol) => void }> = [];
+  #removePassThrough: (() => void) | undefined;
+  #handlerSymbols = new WeakMap<object, symbol | null>();
+  #lanes = new LaneMap(undefined);
+  #caps = new AttributeCaps(100);
+  #instruments = new CallInstruments(metrics.getMeter(INSTRUMENTATION_SCOPE, VERSION));
+  #enabled = false;
+
+  /** Enabled at once unless `enabled: false`, like every OpenTelemetry instrumentation. */
+  constructor(config: LanewatchInstrumentationConfig = {}) {
+    this.setConfig(config);
+    if (this.#config.enabled) this.enable();
+  }
+
+  getConfig(): LanewatchInstrumentationConfig {
+    return this.#config;
+  }
+
+  setConfig(config: LanewatchInstrumentationConfig = {}): void {
+    // A bad lane map is the developer's input: it throws here, at construction, with what to fix.
+    this.#lanes = new LaneMap(config.lanes ?? parseLaneMapEnv(process.env.LANEWATCH_LANE_MAP));
+    this.#caps = new AttributeCaps(config.maxAttributeValues ?? 100);
+    this.#config = { ...config, enabled: config.enabled ?? true };
+  }
+
+  setTracerProvider(tracerProvider: TracerProvider): void {
+    this.#tracer = tracerProvider.getTracer(INSTRUMENTATION_SCOPE, VERSION);
+  }
+
+  setMeterProvider(meterProvider: MeterProvider): void {
+    this.#instruments = new CallInstruments(meterProvider.getMeter(INSTRUMENTATION_SCOPE, VERSION));
+  }
+
+  enable(): void {
+    if (this.#enabled) return;
+    const g = globalThis as GlobalWithActive;
+    if (g[ACTIVE] !== undefined && g[ACTIVE] !== this) {
+      this.#diag.warn(
+        'another lanewatch instrumentation is already active in this process; this one stays off',
+      );
+      return;
+    }
+    g[ACTIVE] = this;
+    this.#enabled = true;
+    this.#subscribe('undici:request:create', (m) => this.#onCreate(m as { request: UndiciRequestLike }));
+    this.#subscribe('undici:request:bodyChunkSent', (m) => this.#onBodySent(m as ChunkMessage));
+    this.#subscribe('undici:request:headers', (m) => this.#onHeaders(m as HeadersMessage));
+    this.#subscribe('undici:request:bodyChunkReceived', (m) => this.#onChunk(m as ChunkMessage));
+    this.#subscribe('undici:request:trailers', (m) =>
+      this.#onEnd((m as { request: UndiciRequestLike }).request),
+    );
+    this.#subscribe('undici:request:error', (m) => this.#onError(m as ErrorMessage));
+    this.#installPassThrough();
+  }
+
+  disable(): void {
+    if (!this.#enabled) return;
+    this.#enabled = false;
+    for (const { name, listener } of this.#subscriptions) diagnosticsChannel.unsubscribe(name, listener);
+    this.#subscriptions = [];
+    this.#removePassThrough?.();
+    this.#removePassThrough = undefined;
+    const g = globalThis as GlobalWithActive;
+    if (g[ACTIVE] === this) delete g[ACTIVE];
+  }
+
+  #subscribe(name: string, handle: (message: unknown) => void): void {
+    // Whatever goes wrong in here is reported through the OTel diag logger, never thrown into undici.
+    const listener = (message: unknown) => {
+      try {
+        handle(message);
+      } catch (error) {
+        this.#diag.error(`lanewatch failed on ${name}: ${errorClass(error)}`);
+      }
+    };
+    diagnosticsChannel.subscribe(name, listener);
+    this.#subscriptions.push({ name, listener });
+  }
+
+  /**
+   * undici < 7.11 (Node 22's bundled undici 6) publishes no body chunks: put a pass-through in front
+   * of the global dispatcher, which global fetch and the undici package's top-level API share.
+   */
+  #installPassThrough(): void {
+    if (bundledUndiciPublishesChunks()) return;
+    // Reading `fetch` makes Node load its bundled undici, which creates the global dispatcher.
+    void globalThis.fetch;
+    const dispatcher = (globalThis as Record<symbol, unknown>)[Symbol.for('undici.globalDispatcher.1')];
+    if (
+      typeof dispatcher !== 'object' ||
+      dispatcher === null ||
+      typeof (dispatcher as { dispatch?: unknown }).dispatch !== 'function'
+    ) {
+      this.#diag.warn('no undici global dispatcher found; body chunks of global fetch will not be observed');
+      return;
+    }
+    const sink: ChunkSink = {
+      onBodyChunk: (handler, chunk) =>
+        this.#guard('bodyChunk', () => this.#feed(this.#passThroughRecords.get(handler), chunk)),
+      onBodySent: (handler, chunk) =>
+        this.#guard('bodySent', () => this.#sent(this.#passThroughRecords.get(handler), chunk)),
+    };
+    this.#removePassThrough = passThroughDispatch(
+      dispatcher as { dispatch: (o: unknown, h: unknown) => unknown },
+      sink,
+    );
+  }
+
+  #guard(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      this.#diag.error(`lanewatch failed on ${what}: ${errorClass(error)}`);
+    }
+  }
+
+  // t1 — undici created the request: the moment it was handed over.
+  #onCreate({ request }: { request: UndiciRequestLike }): void {
+    const t1 = performance.now();
+    const identity = identifyRequest(request, this.#lanes);
+    if (identity === undefined) return;
+    if (
+      identity.family === undefined &&
+      identity.configuredLane === undefined &&
+      this.#config.unknownStreams === false
+    )
+      return;
+    const active = context.active();
+    const record = new CallRecord(identity, active, t1);
+    const contextAttempt = attemptFromContext(active);
+    if (contextAttempt !== undefined) record.contextAttempt = contextAttempt;
+    if (identity.model === undefined && request.body instanceof Uint8Array) {
+      identity.model = modelFromJsonBody(request.body);
+    }
+    const handler = this.#handlerOf(request);
+    if (handler instanceof PassThroughHandler) {
+      record.chunksFromPassThrough = true;
+      this.#passThroughRecords.set(handler, record);
+    }
+    this.#records.set(request, record);
+  }
+
+  #onBodySent({ request, chunk }: ChunkMessage): void {
+    const record = this.#records.get(request);
+    if (record !== undefined && !record.chunksFromPassThrough) this.#sent(record, chunk);
+  }
+
+  #sent(record: CallRecord | undefined, chunk: Uint8Array): void {
+    if (record === undefined) return;
+    if (record.identity.model === undefined && record.sentBytes === 0) {
+      record.identity.model = modelFromJsonBody(chunk);
+    }
+    record.sentBytes += chunk.byteLength;
+  }
+
+  // t2 — response headers; the content type and the path choose the format detector.
+  #onHeaders({ request, response }: HeadersMessage): void {
+    const record = this.#records.get(request);
+    if (record === undefined) return;
+    record.headersAt = performance.now();
+    record.statusCode = response.statusCode;
+    if (response.statusCode >= 300 && response.statusCode < 400) {
+      // A redirect hop: fetch follows it with a new request, which is the call.
+      this.#records.delete(request);
+      return;
+    }
+    if (response.statusCode >= 400) return;
+    const contentType = contentTypeOf(response.headers);
+    const format = selectFormat(pathOf(request.path), contentType);
+    if (format === undefined) {
+      if (record.identity.family === undefined && record.identity.configuredLane === undefined) {
+        this.#records.delete(request); // not a stream and not a lane: not our business
+      }
+      return;
+    }
+    record.format = format;
+    record.detector = format.createDetector(record);
+  }
+
+  #onChunk({ request, chunk }: ChunkMessage): void {
+    const record = this.#records.get(request);
+    if (record !== undefined && !record.chunksFromPassThrough) this.#feed(record, chunk);
+  }
+
+  #feed(record: CallRecord | undefined, chunk: Uint8Array): void {
+    record?.detector?.feed(chunk);
+  }
+
+  // t6 — the body ended.
+  #onEnd(request: UndiciRequestLike): void {
+    const record = this.#records.get(request);
+    if (record === undefined || record.finished) return;
+    record.endAt = performance.now();
+    this.#finish(request, record, undefined);
+  }
+
+  // t6 — the request failed or was aborted.
+  #onError({ request, error }: ErrorMessage): void {
+    const record = this.#records.get(request);
+    if (record === undefined || record.finished) return;
+    record.endAt = performance.now();
+    this.#finish(request, record, classifyTransportError(error));
+  }
+
+  #finish(
+    request: UndiciRequestLike,
+    record: CallRecord,
+    failure: { cancelled: boolean; type: string } | undefined,
+  ): void {
+    record.finished = true;
+    this.#records.delete(request);
+    const { outcome, errorType } = outcomeOf(record, failure);
+    const tracer = this.#config.spans === false ? undefined : this.#tracer;
+    recordCall(
+      record,
+      { outcome, errorType, contextAttempt: record.contextAttempt },
+      this.#instruments,
+      tracer,
+      this.#caps,
+    );
+  }
+
+  /** undici keeps a request's handler under a private symbol named `handler`; found once per class. */
+  #handlerOf(request: UndiciRequestLike): unknown {
+    const proto = Object.getPrototypeOf(request) as object | null;
+    if (proto === null) return undefined;
+    let symbol = this.#handlerSymbols.get(proto);
+    if (symbol === undefined) {
+      symbol = Object.getOwnPropertySymbols(request).find((s) => s.description === 'handler') ?? null;
+      this.#handlerSymbols.set(proto, symbol);
+    }
+    return symbol === null ? undefined : (request as unknown as Record<symbol, unknown>)[symbol];
+  }
+}
+
+function pathOf(path: string): string {
+  const q = path.indexOf('?');
+  return q === -1 ? path : path.slice(0, q);
+}
+
+function contentTypeOf(headers: readonly unknown[] | string): string | undefined {
+  if (typeof headers === 'string') return /content-type:\s*([^\r\n]*)/i.exec(headers)?.[1];
+  for (let i = 0; i + 1 < headers.length; i += 2) {
+    const name = headers[i];
+    const text = typeof name === 'string' ? name : String(name);
+    if (text.length === 12 && text.toLowerCase() === 'content-type') return String(headers[i + 1]);
+  }
+  return undefined;
+}
+
+/** undici ≥ 7.11 publishes `undici:request:bodyChunkReceived` (Node ≥ 24.4 bundles it). */
+export function bundledUndiciPublishesChunks(version = process.versions.undici): boolean {
+  const [major = 0, minor = 0] = (version ?? '0.0').split('.').map(Number);
+  return major > 7 || (major === 7 && minor >= 11);
+}
+
+function errorClass(error: unknown): string {
+  if (error instanceof Error) return (error as { code?: string }).code ?? error.name;
+  return typeof error;
+}

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { sse, startScriptedServer } from '../test/harness.ts';
+import { startOtlpSink } from '../test/otlp-sink.ts';
+import { MILESTONE_METRIC } from './names.ts';
+
+const run = promisify(execFile);
+const fixture = (name: string) => fileURLToPath(new URL(`../test/fixtures/${name}`, import.meta.url));
+const CANARY = 'CANARY-regist-41c2';
+
+function chat() {
+  const chunk = (delta: object) => sse({ model: 'gpt-test', choices: [{ index: 0, delta }] });
+  return {
+    headersAt: 5,
+    pieces: [
+      { at: 10, bytes: chunk({ role: 'assistant' }) },
+      { at: 20, bytes: chunk({ content: `hi ${CANARY}` }) },
+      { at: 30, bytes: sse({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } }) },
+      { at: 35, bytes: 'data: [DONE]\n\n' },
+    ],
+  };
+}
+
+// The package as users install it: the built `dist`, resolved through the package's exports.
+for (const [flag, app] of [
+  ['--import', 'stream-app.mjs'],
+  ['--require', 'stream-app.cjs'],
+] as const) {
+  describe(`node ${flag} @lanewatch/instrumentation/register`, () => {
+    it('exports exponential histograms for every milestone and one span, with no content, over OTLP/HTTP', async () => {
+      const provider = await startScriptedServer(() => chat());
+      const sink = await startOtlpSink();
+      try {
+        const { stdout } = await run(
+          process.execPath,
+          [flag, '@lanewatch/instrumentation/register', fixture(app)],
+          {
+            env: {
+              ...process.env,
+              TARGET_URL: provider.url,
+              CANARY,
+              OTEL_SERVICE_NAME: 'register-test',
+              OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+              OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+              OTEL_METRIC_EXPORT_INTERVAL: '60000',
+              OTEL_NODE_RESOURCE_DETECTORS: 'env',
+            },
+            cwd: fileURLToPath(new URL('..', import.meta.url)),
+            timeout: 30_000,
+          },
+        );
+        assert.match(stdout, /^200 \d+/, 'the app got its response');
+        const metricsBody = sink.received
+          .filter((r) => r.path === '/v1/metrics')
+          .map((r) => r.body)
+          .join('\n');
+        const tracesBody = sink.received
+          .filter((r) => r.path === '/v1/traces')
+          .map((r) => r.body)
+          .join('\n');
+        for (const name of Object.values(MILESTONE_METRIC)) {
+          assert.ok(metricsBody.includes(`"name":"${name}"`), `${name} exported`);
+        }
+        assert.ok(metricsBody.includes('"exponentialHistogram"'), 'histograms are exponential');
+        assert.ok(
+          !metricsBody.includes('"explicitBounds"') || !metricsBody.includes('lanewatch.time_to'),
+          'no explicit buckets for lanewatch',
+        );
+        assert.ok(metricsBody.includes('register-test'), 'service name from OTEL_SERVICE_NAME');
+        assert.ok(tracesBody.includes('lanewatch.first_text'), 'span with milestone events');
+        assert.ok(!`${metricsBody}${tracesBody}`.includes(CANARY), 'no content, key or credential');
+      } finally {
+        await provider.close();
+        await sink.close();
+      }
+    });
+  });
+}
+
+describe('register when telemetry cannot be delivered', () => {
+  it('the app still succeeds and exits when the OTLP endpoint refuses connections', async () => {
+    const provider = await startScriptedServer(() => chat());
+    try {
+      const { stdout } = await run(
+        process.execPath,
+        ['--import', '@lanewatch/instrumentation/register', fixture('stream-app.mjs')],
+        {
+          env: {
+            ...process.env,
+            TARGET_URL: provider.url,
+            CANARY,
+            OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+          },
+          cwd: fileURLToPath(new URL('..', import.meta.url)),
+          timeout: 30_000,
+        },
+      );
+      assert.match(stdout, /^200 \d+/);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it('a malformed LANEWATCH_LANE_MAP is reported once with what to fix, and the app runs', async () => {
+    const provider = await startScriptedServer(() => chat());
+    try {
+      const { stdout, stderr } = await run(
+        process.execPath,
+        ['--import', '@lanewatch/instrumentation/register', fixture('stream-app.mjs')],
+        {
+          env: {
+            ...process.env,
+            TARGET_URL: provider.url,
+            CANARY,
+            LANEWATCH_LANE_MAP: 'fast',
+            OTEL_METRICS_EXPORTER: 'none',
+            OTEL_TRACES_EXPORTER: 'none',
+          },
+          cwd: fileURLToPath(new URL('..', import.meta.url)),
+          timeout: 30_000,
+        },
+      );
+      assert.match(stdout, /^200 \d+/);
+      assert.match(stderr, /LANEWATCH_LANE_MAP entry 1: expected name=url/);
+    } finally {
+      await provider.close();
+    }
+  });
+});

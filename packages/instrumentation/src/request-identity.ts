@@ -1,0 +1,201 @@
+import type { LaneMap } from './lane-map.ts';
+
+/** What an undici `Request` exposes to diagnostics-channel subscribers (undici 6, 7 and 8). */
+export interface UndiciRequestLike {
+  readonly origin?: string | URL;
+  readonly path: string;
+  readonly method: string;
+  /** undici ≥ 6.? keeps `[name, value, …]`; older releases a `name: value\r\n` string. */
+  readonly headers?: string | readonly unknown[];
+  readonly body?: unknown;
+}
+
+/** The wire family a request path speaks, which also names the provider for unknown hosts. */
+export type PathFamily = 'openai_chat' | 'openai_responses' | 'anthropic_messages' | 'gemini' | 'ollama';
+
+/** Who and what a request is, without its content. Decided once, when undici creates the request. */
+export interface RequestIdentity {
+  readonly origin: string;
+  readonly serverAddress: string;
+  readonly serverPort: number | undefined;
+  readonly family: PathFamily | undefined;
+  readonly operation: string;
+  readonly provider: string;
+  /** From the lane map; `undefined` means "provider/model", decided when the model is known. */
+  readonly configuredLane: string | undefined;
+  /** The model named in the URL (Gemini); otherwise found in the request body as it is sent. */
+  model: string | undefined;
+  /** `x-stainless-retry-count` + 1, when an SDK sent it. */
+  readonly headerAttempt: number | undefined;
+  readonly contentLength: number | undefined;
+}
+
+const RETRY_COUNT = 'x-stainless-retry-count';
+const CONTENT_LENGTH = 'content-length';
+
+const KNOWN_HOSTS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/(^|\.)api\.openai\.com$/, 'openai'],
+  [/\.openai\.azure\.com$/, 'azure.ai.openai'],
+  [/(^|\.)api\.anthropic\.com$/, 'anthropic'],
+  [/^generativelanguage\.googleapis\.com$/, 'gcp.gemini'],
+  [/aiplatform\.googleapis\.com$/, 'gcp.vertex_ai'],
+  [/(^|\.)api\.deepseek\.com$/, 'deepseek'],
+  [/(^|\.)api\.groq\.com$/, 'groq'],
+  [/(^|\.)api\.mistral\.ai$/, 'mistral_ai'],
+  [/(^|\.)openrouter\.ai$/, 'openrouter'],
+  [/(^|\.)api\.x\.ai$/, 'x_ai'],
+  [/(^|\.)api\.perplexity\.ai$/, 'perplexity'],
+  [/(^|\.)api\.together\.xyz$/, 'together_ai'],
+];
+
+const FAMILY_PROVIDER: Readonly<Record<PathFamily, string>> = {
+  openai_chat: 'openai',
+  openai_responses: 'openai',
+  anthropic_messages: 'anthropic',
+  gemini: 'gcp.gemini',
+  ollama: 'ollama',
+};
+
+export function pathFamilyOf(path: string): PathFamily | undefined {
+  if (path.endsWith('/chat/completions')) return 'openai_chat';
+  if (path.endsWith('/responses')) return 'openai_responses';
+  if (path.endsWith('/v1/messages')) return 'anthropic_messages';
+  if (path.includes(':streamGenerateContent') || path.includes(':generateContent')) return 'gemini';
+  if (path.endsWith('/api/chat') || path.endsWith('/api/generate')) return 'ollama';
+  return undefined;
+}
+
+function operationOf(family: PathFamily | undefined, path: string): string {
+  if (family === 'gemini') return 'generate_content';
+  if (family === 'ollama' && path.endsWith('/api/generate')) return 'text_completion';
+  return 'chat';
+}
+
+/**
+ * Identifies a request, or returns `undefined` when it cannot be an LLM stream worth tracking:
+ * not a known LLM path, not a configured lane, and not a POST (unknown POSTs are kept until their
+ * response's content type says whether they stream).
+ */
+export function identifyRequest(request: UndiciRequestLike, lanes: LaneMap): RequestIdentity | undefined {
+  const rawPath = request.path;
+  const q = rawPath.indexOf('?');
+  // The query is dropped here, first: some providers carry API keys in it.
+  const path = q === -1 ? rawPath : rawPath.slice(0, q);
+  const origin = originOf(request.origin);
+  if (origin === undefined) return undefined;
+  const family = pathFamilyOf(path);
+  const configuredLane = lanes.size > 0 ? lanes.laneOf(origin, path) : undefined;
+  if (family === undefined && configuredLane === undefined && request.method !== 'POST') return undefined;
+
+  const { hostname, port } = hostAndPort(origin);
+  const known = KNOWN_HOSTS.find(([pattern]) => pattern.test(hostname))?.[1];
+  const provider = known ?? (family ? FAMILY_PROVIDER[family] : port === 11434 ? 'ollama' : 'unknown');
+
+  let headerAttempt: number | undefined;
+  let contentLength: number | undefined;
+  forEachHeader(request.headers, (name, value) => {
+    if (name.length === RETRY_COUNT.length && name.toLowerCase() === RETRY_COUNT) {
+      const n = Number.parseInt(value, 10);
+      if (Number.isFinite(n) && n >= 0) headerAttempt = n + 1;
+    } else if (name.length === CONTENT_LENGTH.length && name.toLowerCase() === CONTENT_LENGTH) {
+      const n = Number.parseInt(value, 10);
+      if (Number.isFinite(n) && n >= 0) contentLength = n;
+    }
+  });
+
+  return {
+    origin,
+    serverAddress: hostname,
+    serverPort: port,
+    family,
+    operation: operationOf(family, path),
+    provider,
+    configuredLane,
+    model: family === 'gemini' ? geminiModelOf(path) : undefined,
+    headerAttempt,
+    contentLength: contentLength ?? byteLengthOf(request.body),
+  };
+}
+
+function originOf(origin: string | URL | undefined): string | undefined {
+  if (origin === undefined) return undefined;
+  if (typeof origin === 'string') return origin.endsWith('/') ? origin.slice(0, -1) : origin;
+  return origin.origin;
+}
+
+function hostAndPort(origin: string): { hostname: string; port: number | undefined } {
+  try {
+    const url = new URL(origin);
+    const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+    return { hostname: url.hostname.replace(/^\[|\]$/g, ''), port };
+  } catch {
+    return { hostname: '', port: undefined };
+  }
+}
+
+function geminiModelOf(path: string): string | undefined {
+  const m = /\/models\/([^/:]{1,128}):/.exec(path);
+  return m?.[1];
+}
+
+function byteLengthOf(body: unknown): number | undefined {
+  if (typeof body === 'string') return Buffer.byteLength(body);
+  if (body instanceof Uint8Array) return body.byteLength;
+  return undefined;
+}
+
+/** Calls `visit` for each request header; names are as sent, values as strings. */
+export function forEachHeader(
+  headers: string | readonly unknown[] | undefined,
+  visit: (name: string, value: string) => void,
+): void {
+  if (headers === undefined) return;
+  if (typeof headers === 'string') {
+    for (const line of headers.split('\r\n')) {
+      const colon = line.indexOf(':');
+      if (colon > 0) visit(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+    }
+    return;
+  }
+  for (let i = 0; i + 1 < headers.length; i += 2) {
+    const name = headers[i];
+    const value = headers[i + 1];
+    if (name === undefined || value === undefined) continue;
+    visit(String(name), Array.isArray(value) ? String(value[0]) : String(value));
+  }
+}
+
+const MODEL_KEY = Buffer.from('"model"');
+
+/**
+ * The top-level `"model": "…"` value in a JSON request body, read without decoding the body. A
+ * prompt that mentions `"model"` is escaped (`\"model\"`), so it cannot match: the key must be
+ * followed by optional spaces, a colon and an opening quote. Nothing else of the body is kept.
+ */
+export function modelFromJsonBody(body: Uint8Array): string | undefined {
+  const buf = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  let at = buf.indexOf(MODEL_KEY);
+  while (at !== -1) {
+    let i = at + MODEL_KEY.length;
+    while (i < buf.length && isJsonSpace(buf[i])) i++;
+    if (buf[i] === 0x3a /* : */) {
+      i++;
+      while (i < buf.length && isJsonSpace(buf[i])) i++;
+      if (buf[i] === 0x22 /* " */) {
+        const start = i + 1;
+        const end = buf.indexOf(0x22, start);
+        if (end > start && end - start <= 128) {
+          const model = buf.toString('utf8', start, end);
+          if (!model.includes('\\')) return model;
+        }
+        return undefined;
+      }
+    }
+    at = buf.indexOf(MODEL_KEY, at + 1);
+  }
+  return undefined;
+}
+
+function isJsonSpace(byte: number | undefined): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
