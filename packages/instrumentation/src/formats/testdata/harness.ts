@@ -101,3 +101,35 @@ export function detect(format: Format, chunks: Iterable<Uint8Array>, options?: D
   detector.end();
   return observer.calls;
 }
+
+/** How many times `JSON.parse` ran during `run`: the detectors' promise is to skip most events. */
+export function countJsonParses(run: () => void): number {
+  const parse = JSON.parse;
+  let count = 0;
+  JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+    count += 1;
+    return parse(text, reviver);
+  }) as typeof JSON.parse;
+  try {
+    run();
+  } finally {
+    JSON.parse = parse;
+  }
+  return count;
+}
+
+/** One SSE event per `data` value (objects are JSON-encoded), with an optional event name each. */
+export function sse(...events: (object | string | [name: string, data: object | string])[]): Buffer {
+  const text = events
+    .map((event) => {
+      const [name, data] = Array.isArray(event) ? event : [undefined, event];
+      const payload = typeof data === 'string' ? data : JSON.stringify(data);
+      return `${name === undefined ? '' : `event: ${name}\n`}data: ${payload}\n\n`;
+    })
+    .join('');
+  return Buffer.from(text, 'utf8');
+}
+
+export function ndjson(...records: object[]): Buffer {
+  return Buffer.from(records.map((record) => `${JSON.stringify(record)}\n`).join(''), 'utf8');
+}

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { Buffer } from 'node:buffer';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { hasValue, jsonKey, parseObject, tokenCount } from './json-scan.ts';
+
+const has = (json: string, key: string) => hasValue(Buffer.from(json), jsonKey(key));
+
+/** The reference: walk the parsed value for `key` at any depth with a value that is not empty. */
+function referenceHasValue(value: unknown, key: string): boolean {
+  if (Array.isArray(value)) return value.some((item) => referenceHasValue(item, key));
+  if (typeof value !== 'object' || value === null) return false;
+  for (const [name, inner] of Object.entries(value)) {
+    if (name === key && !isEmptyValue(inner)) return true;
+    if (referenceHasValue(inner, key)) return true;
+  }
+  return false;
+}
+
+function isEmptyValue(value: unknown): boolean {
+  if (value === null || value === false || value === '') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === 'object' && Object.keys(value as object).length === 0;
+}
+
+describe('hasValue', () => {
+  it('finds a key with a value worth parsing, at any depth', () => {
+    assert.equal(has('{"choices":[{"delta":{"content":"hi"}}]}', 'content'), true);
+    assert.equal(has('{"usage": {"prompt_tokens": 3}}', 'usage'), true);
+    assert.equal(has('{"done": true}', 'done'), true);
+    assert.equal(has('{"n": 0}', 'n'), true);
+    assert.equal(has('{"tool_calls" :\n [ {"id":"x"} ]}', 'tool_calls'), true);
+  });
+
+  it('passes over null, false, "", [] and {} values, with any whitespace', () => {
+    for (const value of ['null', 'false', '""', '[]', '{}', '[ ]', '{\n}']) {
+      assert.equal(has(`{"content" : ${value}}`, 'content'), false, value);
+    }
+  });
+
+  it('looks past an empty occurrence to a later one', () => {
+    assert.equal(has('{"a":{"content":null},"b":{"content":"x"}}', 'content'), true);
+  });
+
+  it('does not take a string value, or text inside a string, for a key', () => {
+    assert.equal(has('{"role":"content","x":1}', 'content'), false);
+    assert.equal(has('{"text":"say \\"content\\": \\"x\\" please"}', 'content'), false);
+    assert.equal(has('{"reasoning_details":[1]}', 'reasoning'), false);
+  });
+
+  it('agrees with a walk of the parsed value, for any JSON (property)', () => {
+    const keys = ['content', 'text', 'usage'];
+    // Strings that look like the keys, so escaping is exercised.
+    const tricky = fc.constantFrom('content', '"content": "x"', 'text\\', '"usage":{"a":1}', '', ' ');
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        fc.constantFrom(null, true, false, 0, 7),
+        fc.oneof(fc.string(), tricky),
+        fc.array(tie('node'), { maxLength: 3 }),
+        fc.dictionary(fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 4 })), tie('node'), {
+          maxKeys: 4,
+        }),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(value, fc.constantFrom(0, 1, 2), fc.constantFrom(...keys), (json, indent, key) => {
+        const text = JSON.stringify(json, null, indent) ?? 'null';
+        assert.equal(has(text, key), referenceHasValue(json, key), text);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('parseObject', () => {
+  it('returns the object, or undefined for malformed JSON and non-objects, without throwing', () => {
+    assert.deepEqual(parseObject(Buffer.from('{"a":1}')), { a: 1 });
+    for (const text of ['{"a":', '[1]', '"x"', '', 'null', '[DONE]']) {
+      assert.equal(parseObject(Buffer.from(text)), undefined, text);
+    }
+  });
+});
+
+describe('tokenCount', () => {
+  it('accepts non-negative whole numbers only', () => {
+    assert.equal(tokenCount(12), 12);
+    assert.equal(tokenCount(0), 0);
+    for (const value of [-1, 1.5, '12', null, undefined, Number.NaN])
+      assert.equal(tokenCount(value), undefined);
+  });
+});
