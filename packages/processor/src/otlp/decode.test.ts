@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { histogramOf } from '../histogram/exponential-histogram.ts';
+import { lognormalSamples } from '../histogram/random-samples.ts';
+import { OtlpDecodeError } from './decode-error.ts';
+import { decodeJsonRequest } from './decode-json.ts';
+import { decodeProtobufRequest } from './decode-protobuf.ts';
+import { exportRequestJson, exportRequestProtobuf, type FixtureMetric } from './request-fixture.ts';
+
+const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);
+const lane = { 'lanewatch.lane': 'fast', 'lanewatch.outcome': 'ok' };
+
+function metric(instance: string, samples: number[]): FixtureMetric {
+  return {
+    resource: { 'service.name': 'app', 'service.instance.id': instance },
+    name: 'lanewatch.time_to_first_text',
+    temporality: 'cumulative',
+    points: [{ attributes: lane, startTimeMs: T0, timeMs: T0 + 60_000, histogram: histogramOf(samples) }],
+  };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the tests reshape OTLP JSON trees freely
+type Json = Record<string, any>;
+const twoInstances = () =>
+  exportRequestJson([metric('a', lognormalSamples(500, 1)), metric('b', [0.2, 0.3])]);
+
+describe('decoding ExportMetricsServiceRequest', () => {
+  it('reads the same points from protobuf and from JSON', () => {
+    const json = twoInstances();
+    const fromJson = decodeJsonRequest(JSON.stringify(json));
+    const fromProtobuf = decodeProtobufRequest(exportRequestProtobuf(json));
+    assert.equal(fromJson.rejected, 0);
+    assert.equal(fromJson.points.length, 2);
+    assert.deepEqual(fromProtobuf, fromJson);
+    const [a, b] = fromJson.points;
+    assert.equal(a?.temporality, 'cumulative');
+    assert.equal(a?.timeMs, T0 + 60_000);
+    assert.equal(a?.startTimeMs, T0);
+    assert.deepEqual(a?.attributes, lane);
+    assert.equal(a?.data.kind === 'exponential' && a.data.histogram.count, 500);
+    assert.notEqual(a?.stream, b?.stream, 'instances are separate streams');
+  });
+
+  it('accepts int64 as numbers or strings and enums as names (proto3 JSON)', () => {
+    const json: Json = twoInstances();
+    const m = json.resourceMetrics[1].scopeMetrics[0].metrics[0];
+    m.exponentialHistogram.aggregationTemporality = 'AGGREGATION_TEMPORALITY_DELTA';
+    const p = m.exponentialHistogram.dataPoints[0];
+    p.timeUnixNano = Number(p.timeUnixNano);
+    p.count = String(p.count);
+    p.positive.bucketCounts = p.positive.bucketCounts.map(String);
+    const batch = decodeJsonRequest(JSON.stringify(json));
+    assert.equal(batch.rejected, 0);
+    assert.equal(batch.points[1]?.temporality, 'delta');
+    assert.equal(batch.points[1]?.data.histogram.count, 2);
+  });
+
+  it('ignores unknown fields and reads hex exemplar ids', () => {
+    const json: Json = twoInstances();
+    json.somethingNew = true;
+    const p = json.resourceMetrics[0].scopeMetrics[0].metrics[0].exponentialHistogram.dataPoints[0];
+    p.futureField = 1;
+    p.exemplars = [
+      { traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', asDouble: 0.3 },
+    ];
+    const batch = decodeJsonRequest(JSON.stringify(json));
+    assert.equal(batch.rejected, 0);
+    assert.equal(batch.points.length, 2);
+  });
+
+  it('rejects a malformed point and keeps the rest of the batch (JSON)', () => {
+    const json: Json = twoInstances();
+    const points = json.resourceMetrics[0].scopeMetrics[0].metrics[0].exponentialHistogram.dataPoints;
+    points.push({ ...points[0], positive: { offset: 0, bucketCounts: ['x'] } });
+    const batch = decodeJsonRequest(JSON.stringify(json));
+    assert.equal(batch.points.length, 2);
+    assert.equal(batch.rejected, 1);
+    assert.match(
+      batch.errors[0] ?? '',
+      /resourceMetrics\[0]\.scopeMetrics\[0]\.metrics\[0] \("lanewatch\.time_to_first_text"\)\.exponentialHistogram\.dataPoints\[1]/,
+    );
+  });
+
+  it('rejects points whose counts do not add up, in protobuf too', () => {
+    const json: Json = twoInstances();
+    json.resourceMetrics[1].scopeMetrics[0].metrics[0].exponentialHistogram.dataPoints[0].count = 3;
+    for (const batch of [
+      decodeJsonRequest(JSON.stringify(json)),
+      decodeProtobufRequest(exportRequestProtobuf(json)),
+    ]) {
+      assert.equal(batch.points.length, 1);
+      assert.equal(batch.rejected, 1);
+      assert.match(batch.errors[0] ?? '', /add up to 2, but count is 3/);
+    }
+  });
+
+  it('rejects a metric without temporality and a scale out of range', () => {
+    const json: Json = twoInstances();
+    json.resourceMetrics[0].scopeMetrics[0].metrics[0].exponentialHistogram.aggregationTemporality = 0;
+    json.resourceMetrics[1].scopeMetrics[0].metrics[0].exponentialHistogram.dataPoints[0].scale = 21;
+    const batch = decodeJsonRequest(JSON.stringify(json));
+    assert.equal(batch.points.length, 0);
+    assert.equal(batch.rejected, 2);
+    assert.match(batch.errors.join('\n'), /aggregationTemporality must be DELTA \(1\) or CUMULATIVE \(2\)/);
+    assert.match(batch.errors.join('\n'), /scale 21 is outside \[-10, 20]/);
+  });
+
+  it('rejects the points of a metric whose envelope is malformed', () => {
+    const json: Json = twoInstances();
+    json.resourceMetrics[0].scopeMetrics[0].metrics[0].name = 42;
+    const batch = decodeJsonRequest(JSON.stringify(json));
+    assert.equal(batch.points.length, 1);
+    assert.equal(batch.rejected, 1);
+    assert.match(batch.errors[0] ?? '', /expected string/);
+  });
+
+  it('skips points flagged as having no recorded value', () => {
+    const json: Json = twoInstances();
+    json.resourceMetrics[0].scopeMetrics[0].metrics[0].exponentialHistogram.dataPoints[0].flags = 1;
+    const batch = decodeJsonRequest(JSON.stringify(json));
+    assert.equal(batch.points.length, 1);
+    assert.equal(batch.rejected, 0);
+  });
+
+  it('reads explicit-bucket histograms and checks their layout', () => {
+    const point = (counts: number[]) => ({
+      attributes: [],
+      timeUnixNano: '1796028563913000000',
+      count: counts.reduce((s, c) => s + c, 0),
+      explicitBounds: [0.1, 1],
+      bucketCounts: counts,
+    });
+    const json = {
+      resourceMetrics: [
+        {
+          scopeMetrics: [
+            {
+              metrics: [
+                {
+                  name: 'h',
+                  histogram: { aggregationTemporality: 1, dataPoints: [point([1, 2, 3]), point([1, 2])] },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const batch = decodeJsonRequest(JSON.stringify(json));
+    assert.equal(batch.points.length, 1);
+    assert.equal(batch.points[0]?.data.kind, 'explicit');
+    assert.match(batch.errors[0] ?? '', /2 bucket counts for 2 bounds/);
+  });
+
+  it('reads only the wanted metrics', () => {
+    const batch = decodeJsonRequest(
+      JSON.stringify(twoInstances()),
+      (name) => name !== 'lanewatch.time_to_first_text',
+    );
+    assert.equal(batch.points.length, 0);
+    assert.equal(batch.rejected, 0);
+  });
+
+  it('refuses a body that is not a request at all', () => {
+    assert.throws(() => decodeJsonRequest('{"resourceMetrics": ['), OtlpDecodeError);
+    assert.throws(() => decodeJsonRequest('[1]'), /must be a JSON object/);
+    assert.throws(() => decodeJsonRequest('{"resourceMetrics": 3}'), /resourceMetrics must be an array/);
+    assert.throws(() => decodeProtobufRequest(Buffer.from('this is not protobuf at all')), OtlpDecodeError);
+  });
+});
