@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { routeOf } from './provider-route.ts';
+import { requestFields } from './request-fields.ts';
+
+describe('routeOf', () => {
+  test('routes by the path each API uses, under any prefix', () => {
+    assert.deepEqual(routeOf('POST', '/v1/chat/completions'), { format: 'openai-chat' });
+    assert.deepEqual(routeOf('POST', '/api/v1/chat/completions'), { format: 'openai-chat' });
+    assert.deepEqual(routeOf('POST', '/lane-a/v1/responses'), { format: 'openai-responses' });
+    assert.deepEqual(routeOf('POST', '/v1/messages?beta=true'), { format: 'anthropic' });
+    assert.deepEqual(routeOf('POST', '/api/chat'), { format: 'ollama', endpoint: 'chat' });
+    assert.deepEqual(routeOf('POST', '/api/generate'), { format: 'ollama', endpoint: 'generate' });
+    assert.deepEqual(routeOf('POST', '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=k'), {
+      format: 'gemini',
+      model: 'gemini-2.5-flash',
+      stream: true,
+      sse: true,
+    });
+    assert.deepEqual(routeOf('POST', '/v1beta/models/g:generateContent'), {
+      format: 'gemini',
+      model: 'g',
+      stream: false,
+      sse: false,
+    });
+  });
+
+  test('anything else is not a provider API', () => {
+    assert.equal(routeOf('GET', '/v1/chat/completions'), undefined);
+    assert.equal(routeOf('POST', '/v1/embeddings'), undefined);
+    assert.equal(routeOf('POST', '/chat/completions/x'), undefined);
+  });
+});
+
+describe('requestFields', () => {
+  test('reads model, stream and include_usage and nothing else', () => {
+    const body = JSON.stringify({
+      model: 'gpt-x',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'secret' }],
+    });
+    assert.deepEqual(requestFields({ format: 'openai-chat' }, body), {
+      model: 'gpt-x',
+      stream: true,
+      includeUsage: true,
+    });
+  });
+
+  test('Ollama streams unless told not to; the others only when asked', () => {
+    assert.equal(requestFields({ format: 'ollama', endpoint: 'chat' }, '{"model":"m"}').stream, true);
+    assert.equal(requestFields({ format: 'ollama', endpoint: 'chat' }, '{"stream":false}').stream, false);
+    assert.equal(requestFields({ format: 'anthropic' }, '{"model":"m"}').stream, false);
+  });
+
+  test('Gemini takes model and streaming from the path; a body that is not JSON is tolerated', () => {
+    const route = { format: 'gemini', model: 'g', stream: true, sse: true } as const;
+    assert.deepEqual(requestFields(route, 'not json'), { model: 'g', stream: true, includeUsage: false });
+    assert.equal(requestFields({ format: 'openai-chat' }, undefined).model, 'unknown');
+  });
+});

@@ -1,0 +1,400 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { after, before, describe, test } from 'node:test';
+import { exampleScript } from './example-script.ts';
+import { type ProviderServer, type RequestRecord, startProviderServer } from './provider-server.ts';
+import type { Piece, Script, StreamScript } from './script.ts';
+
+/** What a plain node:http client saw: each `data` event is one read of the de-chunked body. */
+interface Observed {
+  status: number;
+  headers: IncomingHttpHeaders;
+  headersAt: number;
+  reads: Array<{ at: number; text: string }>;
+  endedAt: number;
+  error: (Error & { code?: string }) | undefined;
+}
+
+function post(base: string, path: string, body: string, options: { abortAfterMs?: number } = {}) {
+  return new Promise<Observed>((resolve) => {
+    const observed: Observed = {
+      status: 0,
+      headers: {},
+      headersAt: Number.NaN,
+      reads: [],
+      endedAt: Number.NaN,
+      error: undefined,
+    };
+    const finish = (error?: Error) => {
+      observed.endedAt = performance.now();
+      observed.error = error;
+      resolve(observed);
+    };
+    const req = httpRequest(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
+    if (options.abortAfterMs !== undefined) {
+      const timer = setTimeout(
+        () => req.destroy(Object.assign(new Error('aborted by test'), { code: 'ABORTED' })),
+        options.abortAfterMs,
+      );
+      req.once('close', () => clearTimeout(timer));
+    }
+    req.once('response', (res) => {
+      observed.headersAt = performance.now();
+      observed.status = res.statusCode ?? 0;
+      observed.headers = res.headers;
+      res.setEncoding('utf8');
+      res.on('data', (text: string) => observed.reads.push({ at: performance.now(), text }));
+      res.once('end', () => finish());
+      res.once('error', (error) => finish(error));
+    });
+    req.once('error', (error) => {
+      if (Number.isNaN(observed.endedAt)) finish(error);
+    });
+    req.end(body);
+  });
+}
+
+const CHAT = '/v1/chat/completions';
+const STREAM_BODY = JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+
+function textScript(headersDelayMs: number, delays: readonly number[], ending: Piece[] = []): StreamScript {
+  return {
+    kind: 'stream',
+    headersDelayMs,
+    pieces: [
+      { kind: 'start', delayMs: 0 },
+      ...delays.map((delayMs, index): Piece => ({ kind: 'text', delayMs, text: `w${index} ` })),
+      ...ending,
+    ],
+  };
+}
+
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+};
+
+describe('provider server', () => {
+  let server: ProviderServer;
+  let respond: (index: number) => Script = () => exampleScript();
+  before(async () => {
+    server = await startProviderServer({ respond: (request) => respond(request.index) });
+  });
+  after(() => server.close());
+
+  const record = (index: number): RequestRecord => {
+    const found = server.sends.find((sent) => sent.request.index === index);
+    assert.ok(found, `request ${index} was recorded`);
+    return found;
+  };
+
+  test('listens on 127.0.0.1 and answers unknown paths with 404, unrecorded', async () => {
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const before = server.sends.length;
+    const observed = await post(server.url, '/v1/embeddings', '{}');
+    assert.equal(observed.status, 404);
+    assert.equal(server.sends.length, before);
+  });
+
+  test('each piece is its own write: pieces sent apart are never read together', async () => {
+    respond = () =>
+      textScript(
+        5,
+        Array.from({ length: 20 }, () => 8),
+      );
+    const observed = await post(server.url, CHAT, STREAM_BODY);
+    const sent = server.sends.at(-1);
+    assert.ok(sent);
+    const written = sent.pieces.filter((piece) => piece.bytes > 0);
+    // Assign each read the pieces whose bytes it carries (reads and pieces are both in order).
+    let piece = 0;
+    let offset = 0;
+    for (const read of observed.reads) {
+      const together: typeof written = [];
+      let left = Buffer.byteLength(read.text);
+      while (left > 0) {
+        const current = written[piece];
+        assert.ok(current, 'more bytes read than written');
+        const take = Math.min(left, current.bytes - offset);
+        left -= take;
+        offset += take;
+        if (together.at(-1) !== current) together.push(current);
+        if (offset === current.bytes) {
+          piece++;
+          offset = 0;
+        }
+      }
+      // On one clock: nothing is read before it was sent …
+      for (const part of together) assert.ok(read.at >= part.sentAt, 'read after send');
+      // … and two pieces share a read only when they left back to back (a stalled loop), never
+      // because the server held one back for the next.
+      const first = together[0];
+      const last = together.at(-1);
+      if (first && last) assert.ok(last.sentAt - first.sentAt < 4, 'pieces sent 8 ms apart were batched');
+    }
+    assert.equal(piece, written.length, 'every written byte was read');
+    assert.ok(observed.headersAt >= (sent.headersSentAt ?? Number.POSITIVE_INFINITY));
+  });
+
+  test('pieces are written on schedule (median ≤ 2 ms late, max ≤ 15 ms beyond the loop’s own stalls)', async (t) => {
+    // Irregular gaps from 0 to 23 ms, 4 streams at once: 4 × 63 writes. A loaded machine stalls the
+    // whole event loop now and then; a 1 ms timer measures those stalls in the same run, and only
+    // lateness beyond them is the simulator's.
+    const delays = Array.from({ length: 60 }, (_, index) => (index * 7) % 24);
+    respond = () => textScript(10, delays, [{ kind: 'done', delayMs: 3 }]);
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    loop.enable();
+    await Promise.all(Array.from({ length: 4 }, () => post(server.url, CHAT, STREAM_BODY)));
+    loop.disable();
+    const loopStallMs = loop.max / 1e6;
+    const records = server.sends.slice(-4);
+    const lateness = records.flatMap((sent) => [
+      (sent.headersSentAt ?? 0) - (sent.headersScheduledAt ?? 0),
+      ...sent.pieces.map((piece) => piece.sentAt - piece.scheduledAt),
+    ]);
+    assert.equal(lateness.length, 4 * 63);
+    assert.ok(
+      lateness.every((late) => late >= 0),
+      'never early',
+    );
+    const median = quantile(lateness, 0.5);
+    const max = Math.max(...lateness);
+    t.diagnostic(
+      `lateness median ${median.toFixed(3)} ms, p95 ${quantile(lateness, 0.95).toFixed(3)} ms, max ${max.toFixed(3)} ms; worst loop stall ${loopStallMs.toFixed(1)} ms`,
+    );
+    assert.ok(median <= 2, `median lateness ${median} ms`);
+    assert.ok(max <= 15 + loopStallMs, `max lateness ${max} ms with loop stalls up to ${loopStallMs} ms`);
+  });
+
+  test('lateness does not accumulate: 300 pieces 1 ms apart end 300 ms after the first', async () => {
+    respond = () =>
+      textScript(
+        0,
+        Array.from({ length: 300 }, () => 1),
+      );
+    await post(server.url, CHAT, STREAM_BODY);
+    const sent = server.sends.at(-1);
+    const last = sent?.pieces.at(-1);
+    assert.ok(sent && last);
+    assert.ok(last.sentAt - last.scheduledAt <= 15, `last piece ${last.sentAt - last.scheduledAt} ms late`);
+    assert.ok(Math.abs(last.scheduledAt - sent.request.arrivedAt - 300) < 1e-6);
+  });
+
+  test('the schedule counts from the request’s arrival, headers included', async () => {
+    respond = () => textScript(120, [30]);
+    const observed = await post(server.url, CHAT, STREAM_BODY);
+    const sent = server.sends.at(-1);
+    assert.ok(sent);
+    assert.ok(Math.abs((sent.headersScheduledAt ?? 0) - sent.request.arrivedAt - 120) < 1e-6);
+    assert.ok(observed.headersAt - sent.request.arrivedAt >= 120);
+    assert.ok(Math.abs((sent.pieces.at(-1)?.scheduledAt ?? 0) - sent.request.arrivedAt - 150) < 1e-6);
+  });
+
+  test('fault: a stall before headers holds the response until its time', async () => {
+    respond = () => textScript(400, [0]);
+    const started = performance.now();
+    const observed = await post(server.url, CHAT, STREAM_BODY);
+    assert.ok(observed.headersAt - started >= 400);
+    assert.equal(server.sends.at(-1)?.ending, 'complete');
+  });
+
+  test('fault: a reset mid-body is a connection reset after the bytes before it', async () => {
+    respond = () => textScript(0, [5, 5], [{ kind: 'reset', delayMs: 10 }]);
+    const observed = await post(server.url, CHAT, STREAM_BODY);
+    assert.equal(observed.status, 200);
+    assert.ok(observed.error, 'the body errored');
+    assert.equal(observed.error.code, 'ECONNRESET');
+    assert.equal(
+      observed.reads
+        .map((read) => read.text)
+        .join('')
+        .match(/w\d/g)?.length,
+      2,
+    );
+    assert.equal(server.sends.at(-1)?.ending, 'reset');
+  });
+
+  test('fault: a body that ends early ends cleanly, without the terminal event', async () => {
+    const full = exampleScript({ delayMs: 1, headersDelayMs: 0 });
+    respond = () => ({ ...full, pieces: full.pieces.filter((piece) => piece.kind !== 'done') });
+    const observed = await post(server.url, CHAT, STREAM_BODY);
+    assert.equal(observed.error, undefined);
+    const text = observed.reads.map((read) => read.text).join('');
+    assert.match(text, /"finish_reason":"stop"/);
+    assert.doesNotMatch(text, /\[DONE\]/);
+    assert.equal(server.sends.at(-1)?.ending, 'complete');
+  });
+
+  test('fault: a hang stops writing and keeps the connection open until the client leaves', async () => {
+    respond = () =>
+      textScript(
+        0,
+        [5],
+        [
+          { kind: 'hang', delayMs: 5 },
+          { kind: 'done', delayMs: 0 },
+        ],
+      );
+    const observed = await post(server.url, CHAT, STREAM_BODY, { abortAfterMs: 250 });
+    assert.equal(observed.error?.code, 'ABORTED');
+    assert.ok(observed.endedAt - observed.headersAt >= 200, 'the connection stayed open');
+    const sent = server.sends.at(-1);
+    assert.equal(sent?.ending, 'hang');
+    assert.deepEqual(
+      sent?.pieces.map((piece) => piece.kind),
+      ['start', 'text', 'hang'],
+    );
+  });
+
+  test('fault: no answer at all, not even headers, until the client gives up', async () => {
+    respond = () => ({ kind: 'no-answer' });
+    const observed = await post(server.url, CHAT, STREAM_BODY, { abortAfterMs: 200 });
+    assert.equal(observed.status, 0);
+    assert.equal(observed.error?.code, 'ABORTED');
+    const sent = server.sends.at(-1);
+    assert.equal(sent?.ending, 'no-answer');
+    assert.equal(sent?.headersSentAt, undefined);
+  });
+
+  test('fault: a reset before any header', async () => {
+    respond = () => ({ kind: 'reset', delayMs: 20 });
+    const observed = await post(server.url, CHAT, STREAM_BODY);
+    assert.equal(observed.status, 0);
+    assert.equal(observed.error?.code, 'ECONNRESET');
+    assert.equal(server.sends.at(-1)?.ending, 'reset');
+  });
+
+  test('a client that goes away stops the playback: nothing more is written', async () => {
+    respond = () =>
+      textScript(
+        0,
+        Array.from({ length: 20 }, () => 20),
+      );
+    await post(server.url, CHAT, STREAM_BODY, { abortAfterMs: 110 });
+    await server.settled();
+    const sent = server.sends.at(-1);
+    assert.equal(sent?.ending, 'client-closed');
+    assert.ok((sent?.pieces.length ?? 99) < 10);
+  });
+
+  test('error replies are sent whole at their time, with the provider body', async () => {
+    respond = () => ({ kind: 'error', status: 429, headersDelayMs: 50, retryAfterSeconds: 1.5 });
+    const observed = await post(server.url, CHAT, STREAM_BODY);
+    assert.equal(observed.status, 429);
+    assert.equal(observed.headers['retry-after'], '2');
+    assert.equal(observed.headers['retry-after-ms'], '1500');
+    const sent = server.sends.at(-1);
+    assert.ok(sent && observed.headersAt - sent.request.arrivedAt >= 50);
+    assert.equal(sent.ending, 'error-reply');
+  });
+
+  test('backpressure: a client that stops reading holds the next pieces back, and every byte arrives', async () => {
+    const big = 'x'.repeat(256 * 1024);
+    const pieces: Piece[] = Array.from({ length: 64 }, () => ({ kind: 'text', delayMs: 0, text: big }));
+    respond = () => ({ kind: 'stream', headersDelayMs: 0, pieces });
+    const received = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${server.url}${CHAT}`, { method: 'POST' });
+      req.once('response', (res) => {
+        let bytes = 0;
+        res.pause();
+        setTimeout(() => {
+          res.on('data', (chunk: Buffer) => {
+            bytes += chunk.length;
+          });
+          res.resume();
+        }, 300);
+        res.once('end', () => resolve(bytes));
+        res.once('error', reject);
+      });
+      req.end(STREAM_BODY);
+    });
+    const sent = server.sends.at(-1);
+    assert.ok(sent);
+    const rendered = sent.pieces.reduce((sum, piece) => sum + piece.bytes, 0);
+    assert.equal(received, rendered);
+    const held = sent.pieces.filter((piece) => piece.sentAt - piece.scheduledAt > 250);
+    assert.ok(held.length > 0, 'later pieces waited for the client to drain');
+  });
+
+  test('the request body is read and discarded: only its size and three fields are kept, nothing is printed', async () => {
+    const canary = 'CANARY-prompt-7f3a';
+    const body = JSON.stringify({
+      model: 'gpt-canary',
+      stream: true,
+      messages: [{ role: 'user', content: `${canary} ${'y'.repeat(2 * 1024 * 1024)}` }],
+    });
+    respond = () => textScript(0, [1]);
+    const printed: string[] = [];
+    const stdout = process.stdout.write.bind(process.stdout);
+    const stderr = process.stderr.write.bind(process.stderr);
+    const capture = (chunk: string | Uint8Array) => {
+      printed.push(String(chunk));
+      return true;
+    };
+    process.stdout.write = capture as typeof process.stdout.write;
+    process.stderr.write = capture as typeof process.stderr.write;
+    try {
+      await post(server.url, CHAT, body);
+    } finally {
+      process.stdout.write = stdout;
+      process.stderr.write = stderr;
+    }
+    const sent = server.sends.at(-1);
+    assert.equal(sent?.request.model, 'gpt-canary');
+    assert.equal(sent?.request.bodyBytes, Buffer.byteLength(body));
+    assert.doesNotMatch(JSON.stringify(sent), new RegExp(canary));
+    assert.doesNotMatch(printed.join(''), new RegExp(canary));
+  });
+
+  test('a respond() that throws is a 500 naming the simulator, and the server keeps serving', async () => {
+    respond = () => {
+      throw new Error('no script for this');
+    };
+    const failed = await post(server.url, CHAT, STREAM_BODY);
+    assert.equal(failed.status, 500);
+    assert.match(failed.reads.map((read) => read.text).join(''), /lanewatch simulator: respond\(\) failed/);
+    respond = () => textScript(0, [1]);
+    assert.equal((await post(server.url, CHAT, STREAM_BODY)).status, 200);
+  });
+
+  test('a non-streaming request is refused plainly', async () => {
+    const observed = await post(server.url, CHAT, JSON.stringify({ model: 'm', messages: [] }));
+    assert.equal(observed.status, 400);
+    assert.match(observed.reads.map((read) => read.text).join(''), /only streaming/);
+  });
+
+  test('requests are numbered in order of arrival; respond sees the index', async () => {
+    const seen: number[] = [];
+    respond = (index) => {
+      seen.push(index);
+      return textScript(0, [1]);
+    };
+    const first = server.sends.length;
+    await post(server.url, CHAT, STREAM_BODY);
+    await post(server.url, CHAT, STREAM_BODY);
+    assert.equal(seen.length, 2);
+    assert.equal((seen[1] ?? 0) - (seen[0] ?? 0), 1);
+    assert.equal(record(seen[1] ?? -1).request.index, seen[1]);
+    assert.equal(server.sends.length, first + 2);
+  });
+});
+
+describe('provider server: close()', () => {
+  test('ends hung and unanswered requests and resolves', async () => {
+    const server = await startProviderServer({
+      respond: (request) =>
+        request.index === 0 ? { kind: 'no-answer' } : textScript(0, [1], [{ kind: 'hang', delayMs: 0 }]),
+    });
+    const pending = [post(server.url, CHAT, STREAM_BODY), post(server.url, CHAT, STREAM_BODY)];
+    while (server.sends.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    await server.settled();
+    await server.close();
+    const observed = await Promise.all(pending);
+    assert.ok(observed.every((seen) => seen.error !== undefined));
+    assert.deepEqual(server.sends.map((sent) => sent.ending).sort(), ['hang', 'no-answer']);
+  });
+});
