@@ -1,0 +1,228 @@
+import assert from 'node:assert/strict';
+import diagnosticsChannel from 'node:diagnostics_channel';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
+import {
+  type Piece,
+  type ProviderServer,
+  type RequestRecord,
+  type StreamScript,
+  startProviderServer,
+  type WireFormat,
+} from '@lanewatch/simulator';
+import OpenAI from 'openai';
+import { type Harness, startHarness } from '../test/harness.ts';
+import { MILESTONE_SPAN_MS } from './names.ts';
+
+const CANARY = 'CANARY-fmt-55e1';
+
+/** Reasoning, then a tool call, then text, with the canary inside every piece of content. */
+function script(): StreamScript {
+  const gap = 12;
+  const pieces: Piece[] = [
+    { kind: 'start', delayMs: gap },
+    { kind: 'heartbeat', delayMs: gap },
+    { kind: 'reasoning', delayMs: gap, text: `plan ${CANARY}` },
+    { kind: 'tool-call', delayMs: gap, call: 0, name: 'lookup', args: `{"q":"${CANARY}` },
+    { kind: 'tool-call', delayMs: gap, call: 0, name: 'lookup', args: '"}' },
+    { kind: 'text', delayMs: gap, text: `answer ${CANARY}` },
+    { kind: 'text', delayMs: gap, text: ' more' },
+    { kind: 'finish', delayMs: gap, reason: 'stop' },
+    { kind: 'usage', delayMs: 0 },
+    { kind: 'done', delayMs: 0 },
+  ];
+  return { kind: 'stream', headersDelayMs: 15, pieces, usage: { inputTokens: 21, outputTokens: 13 } };
+}
+
+interface Case {
+  readonly format: WireFormat;
+  readonly call: (url: string) => Promise<void>;
+  /** Whether the format reports reasoning as its own kind before the tool call. */
+  readonly firstOutputKind: 'reasoning' | 'tool_call';
+}
+
+const messages = [{ role: 'user' as const, content: `question ${CANARY}` }];
+
+const CASES: Case[] = [
+  {
+    format: 'openai-chat',
+    firstOutputKind: 'reasoning',
+    call: async (url) => {
+      const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: CANARY, maxRetries: 0 });
+      const stream = await client.chat.completions.create({
+        model: 'gpt-sim',
+        messages,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      for await (const _ of stream);
+    },
+  },
+  {
+    format: 'openai-responses',
+    firstOutputKind: 'reasoning',
+    call: async (url) => {
+      const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: CANARY, maxRetries: 0 });
+      const stream = await client.responses.create({
+        model: 'gpt-sim',
+        input: `question ${CANARY}`,
+        stream: true,
+      });
+      for await (const _ of stream);
+    },
+  },
+  {
+    format: 'anthropic',
+    firstOutputKind: 'reasoning',
+    call: async (url) => {
+      const client = new Anthropic({ baseURL: url, apiKey: CANARY, maxRetries: 0 });
+      const stream = client.messages.stream({ model: 'claude-sim', max_tokens: 64, messages });
+      for await (const _ of stream);
+    },
+  },
+  {
+    format: 'gemini',
+    firstOutputKind: 'reasoning',
+    call: async (url) => {
+      const res = await fetch(`${url}/v1beta/models/gemini-sim:streamGenerateContent?alt=sse&key=${CANARY}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: CANARY }] }] }),
+      });
+      await res.text();
+    },
+  },
+  {
+    format: 'ollama',
+    firstOutputKind: 'reasoning',
+    call: async (url) => {
+      const res = await fetch(`${url}/api/chat`, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'llama-sim', messages, stream: true, think: true }),
+      });
+      await res.text();
+    },
+  },
+];
+
+/** The server's send time of the first piece of a kind that the format put on the wire. */
+function sentAt(record: RequestRecord, kinds: readonly string[]): number | undefined {
+  return record.pieces.find((p) => kinds.includes(p.kind) && p.bytes > 0)?.sentAt;
+}
+
+describe(`provider wire formats through their official clients (Node ${process.version})`, () => {
+  let h: Harness;
+  let server: ProviderServer;
+  before(async () => {
+    h = startHarness();
+    server = await startProviderServer({ respond: () => script() });
+    // Warm the client: the first request of a process pays for loading undici's parser.
+    await CASES[0]?.call(server.url);
+  });
+  after(async () => {
+    await server.close();
+    await h.shutdown();
+  });
+  beforeEach(() => h.reset());
+
+  for (const c of CASES) {
+    it(`${c.format}: every milestone at the server's send time, tokens, no content`, async () => {
+      const before = server.sends.length;
+      const createdAt: number[] = [];
+      const onCreate = () => createdAt.push(performance.now());
+      diagnosticsChannel.subscribe('undici:request:create', onCreate);
+      await c
+        .call(server.url)
+        .finally(() => diagnosticsChannel.unsubscribe('undici:request:create', onCreate));
+      await server.settled();
+      const record = server.sends[before];
+      assert.ok(record, 'the server saw the request');
+      const [span] = h.finishedSpans();
+      assert.ok(span, 'one span');
+      const a = span.attributes;
+      assert.equal(a['lanewatch.outcome'], 'ok', `outcome (error.type ${a['error.type']})`);
+      assert.equal(a['lanewatch.output.kind'], c.firstOutputKind);
+      assert.equal(a['gen_ai.usage.input_tokens'], 21);
+      assert.equal(a['gen_ai.usage.output_tokens'], 13);
+
+      // Each milestone is seen after the server wrote the piece that makes it, and soon after. The
+      // 2 ms precision is asserted by instrumentation.test.ts; here the SDKs parse in the same
+      // process, so a loaded machine may delay an observation by a few ms.
+      const t1 = createdAt.at(-1) as number;
+      const check = (name: keyof typeof MILESTONE_SPAN_MS, sent: number | undefined) => {
+        const observed = t1 + (a[MILESTONE_SPAN_MS[name]] as number);
+        assert.ok(sent !== undefined, `${name} was sent`);
+        assert.ok(observed >= sent - 0.5, `${c.format} ${name}: observed before the server sent it`);
+        assert.ok(
+          observed - sent <= 30,
+          `${c.format} ${name}: observed ${(observed - sent).toFixed(1)} ms after it was sent`,
+        );
+      };
+      check('headers', record.headersSentAt);
+      check('first_chunk', record.pieces.find((p) => p.bytes > 0 && p.kind !== 'heartbeat')?.sentAt);
+      check('first_output', sentAt(record, ['reasoning']));
+      check('first_text', sentAt(record, ['text']));
+      check('end', record.endedAt);
+
+      const exported = JSON.stringify({
+        spans: h.finishedSpans().map((s) => [s.name, s.attributes, s.events]),
+        m: await h.collect(),
+        d: h.diagnostics,
+      });
+      assert.ok(!exported.includes(CANARY), 'no prompt, output, reasoning, tool arguments, key or query');
+    });
+  }
+
+  it('anthropic: an in-stream overloaded_error is an error of class stream_error:overloaded_error', async () => {
+    const failing = await startProviderServer({
+      respond: () => ({
+        kind: 'stream',
+        headersDelayMs: 5,
+        pieces: [
+          { kind: 'start', delayMs: 5 },
+          { kind: 'text', delayMs: 5, text: CANARY },
+          { kind: 'error', delayMs: 5, errorType: 'overloaded', message: CANARY },
+        ],
+      }),
+    });
+    try {
+      const client = new Anthropic({ baseURL: failing.url, apiKey: CANARY, maxRetries: 0 });
+      await assert.rejects(async () => {
+        for await (const _ of client.messages.stream({ model: 'claude-sim', max_tokens: 8, messages }));
+      });
+      const [span] = h.finishedSpans();
+      assert.equal(span?.attributes['lanewatch.outcome'], 'error');
+      assert.equal(span?.attributes['error.type'], 'stream_error:overloaded_error');
+      assert.ok(!JSON.stringify([span?.attributes, span?.status, h.diagnostics]).includes(CANARY));
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it('the OpenAI SDK retrying a 429 gives one span per attempt, numbered from its retry header', async () => {
+    let n = 0;
+    const flaky = await startProviderServer({
+      respond: () =>
+        n++ === 0 ? { kind: 'error', status: 429, headersDelayMs: 2, retryAfterSeconds: 0 } : script(),
+    });
+    try {
+      const client = new OpenAI({ baseURL: `${flaky.url}/v1`, apiKey: CANARY, maxRetries: 2 });
+      const stream = await client.chat.completions.create({ model: 'gpt-sim', messages, stream: true });
+      for await (const _ of stream);
+      const spans = h.finishedSpans();
+      assert.deepEqual(
+        spans.map((s) => [
+          s.attributes['lanewatch.attempt'],
+          s.attributes['lanewatch.outcome'],
+          s.attributes['error.type'],
+        ]),
+        [
+          ['1', 'error', 'rate_limited'],
+          ['2', 'ok', undefined],
+        ],
+      );
+    } finally {
+      await flaky.close();
+    }
+  });
+});
