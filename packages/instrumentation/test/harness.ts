@@ -110,6 +110,7 @@ export const sse = (data: unknown, event?: string) =>
 export interface Harness {
   readonly instrumentation: LanewatchInstrumentation;
   readonly spans: InMemorySpanExporter;
+  readonly tracerProvider: TracerProvider;
   finishedSpans(): ReadableSpan[];
   collect(): Promise<MetricData[]>;
   /** Everything the OTel diag logger printed. */
@@ -153,6 +154,7 @@ export function startHarness(config: LanewatchInstrumentationConfig = {}): Harne
   return {
     instrumentation,
     spans,
+    tracerProvider,
     diagnostics,
     finishedSpans: () => spans.getFinishedSpans(),
     collect: async () => {
