@@ -61,7 +61,7 @@ beforeEach(() => {
 
 const auth = { authorization: 'Bearer sesame' };
 
-async function post(body: BodyInit, headers: Record<string, string>) {
+async function post(body: string | Uint8Array, headers: Record<string, string>) {
   const res = await fetch(url, { method: 'POST', body, headers: { ...auth, ...headers } });
   return {
     status: res.status,
