@@ -36,6 +36,15 @@ describe('merging exponential histograms', () => {
     assertQuantilesWithinBound(all, (q) => quantile(merged, q), relativeErrorAt(merged.scale), 'merged');
   });
 
+  it('lowers the scale no further than the union of both ranges needs', () => {
+    // The regression: a high-scale target compared with a low-scale source index by index.
+    const narrow = histogramOf(lognormalSamples(400, 201, Math.log(0.3), 0.1)); // scale 7
+    const wide = histogramOf(paretoSamples(400, 202, 1.1, 0.1)); // scale 4, 145 buckets
+    assert.deepEqual([narrow.scale, wide.scale], [7, 4]);
+    assert.equal(mergeAll([narrow, wide]).scale, 4);
+    assert.equal(mergeAll([wide, narrow]).scale, 4);
+  });
+
   it('respects the bucket budget by lowering the scale', () => {
     const merged = emptyHistogram();
     mergeInto(merged, histogramOf([0.001, 0.002]), 160);

@@ -10,14 +10,26 @@ import {
 import { MAX_SCALE } from './exponential-mapping.ts';
 import { cloneIfWider, commonZeroThreshold, widenZeroThreshold } from './zero-threshold.ts';
 
-function combinedSteps(target: Buckets, source: Buckets, sourceShift: number, maxBuckets: number): number {
+/** Further scale steps, below the common scale, for both sides' buckets to fit together. */
+function combinedSteps(
+  target: Buckets,
+  targetShift: number,
+  source: Buckets,
+  sourceShift: number,
+  maxBuckets: number,
+): number {
   const t = occupiedRange(target);
   const s = occupiedRange(source);
-  if (s === undefined) return 0;
+  if (s === undefined)
+    return t === undefined ? 0 : stepsToFit(t.first >> targetShift, t.last >> targetShift, maxBuckets);
   const first = s.first >> sourceShift;
   const last = s.last >> sourceShift;
   if (t === undefined) return stepsToFit(first, last, maxBuckets);
-  return stepsToFit(Math.min(t.first, first), Math.max(t.last, last), maxBuckets);
+  return stepsToFit(
+    Math.min(t.first >> targetShift, first),
+    Math.max(t.last >> targetShift, last),
+    maxBuckets,
+  );
 }
 
 function addBuckets(target: Buckets, source: Buckets, shift: number): void {
@@ -73,8 +85,8 @@ export function mergeInto(
   }
   let scale = Math.min(target.scale, source.scale);
   const steps = Math.max(
-    combinedSteps(target.positive, source.positive, source.scale - scale, maxBuckets),
-    combinedSteps(target.negative, source.negative, source.scale - scale, maxBuckets),
+    combinedSteps(target.positive, target.scale - scale, source.positive, source.scale - scale, maxBuckets),
+    combinedSteps(target.negative, target.scale - scale, source.negative, source.scale - scale, maxBuckets),
   );
   // Steps were counted at `scale`; the index shift composes, so lowering by `steps` more fits both.
   scale -= steps;
