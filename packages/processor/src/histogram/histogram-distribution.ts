@@ -22,7 +22,9 @@ export class HistogramDistribution implements Distribution {
     this.sum = histogram.sum;
     this.min = histogram.min;
     this.max = histogram.max;
-    this.relativeError = (1 + relativeErrorAt(histogram.scale)) * (1 + extraRelativeError) - 1;
+    const bucketError = relativeErrorAt(histogram.scale);
+    this.relativeError =
+      extraRelativeError === 0 ? bucketError : (1 + bucketError) * (1 + extraRelativeError) - 1;
   }
 
   quantile(q: number): number | undefined {
