@@ -24,9 +24,14 @@ export function filePathOf(url: string): string {
  */
 export async function openLaneHealthStore(
   url: string,
-  options: { onError?: StoreErrorListener; retentionS?: number } = {},
+  options: { onError?: StoreErrorListener; retentionS?: number; readOnly?: boolean } = {},
 ): Promise<LaneHealthStore> {
-  if (url.startsWith('file:')) return createFileStore({ path: filePathOf(url), ...options });
+  if (url.startsWith('file:')) {
+    return createFileStore({
+      path: filePathOf(url),
+      ...(options.onError ? { onError: options.onError } : {}),
+    });
+  }
   if (url.startsWith('redis://') || url.startsWith('rediss://')) return createRedisStore({ url, ...options });
   if (url === 'memory:') return createMemoryStore();
   throw new StoreUrlError(

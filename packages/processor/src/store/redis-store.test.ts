@@ -104,6 +104,7 @@ describe('redis store', { skip: !available && !REQUIRE ? `no Redis at ${REDIS_UR
     const errors: string[] = [];
     const store = await createRedisStore({
       url: 'redis://127.0.0.1:1?prefix=unreachable',
+      connectWaitMs: 200,
       onError: (e) => errors.push(e.name),
     });
     const record = exampleRecord('kept');

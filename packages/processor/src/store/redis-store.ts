@@ -18,6 +18,10 @@ export interface RedisStoreOptions {
    * call it stale rather than finding nothing; past that the lane is gone. Default 1 hour.
    */
   readonly retentionS?: number;
+  /** How long creating the store waits for a first connection before going on without (ms). */
+  readonly connectWaitMs?: number;
+  /** A reader's store: never writes, and does not put back on reconnection what it only read. */
+  readonly readOnly?: boolean;
   /** For tests: the clock that turns `expires_at` into a TTL. */
   readonly now?: () => number;
 }
@@ -61,13 +65,23 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Lane
   client.on('ready', () => {
     connected = true;
     // After a reconnection (a restarted Redis has nothing): put every lane back and tell the readers.
-    if (records.size > 0) void send([...records.values()]);
+    if (records.size > 0 && !options.readOnly) void send([...records.values()]);
   });
-  // Not awaited: a Redis that is down at start-up is retried in the background, like a later outage.
+  // Waited for at most `connectWaitMs`: a Redis that is down at start-up is then retried in the
+  // background, like a later outage, while the store serves from memory.
+  const ready = new Promise<void>((resolve) => client.once('ready', resolve));
   client.connect().catch(report);
+  let waitTimer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    ready,
+    new Promise<void>((resolve) => {
+      waitTimer = setTimeout(resolve, options.connectWaitMs ?? 2000);
+    }),
+  ]);
+  clearTimeout(waitTimer);
 
   async function send(batch: readonly LaneHealth[]): Promise<void> {
-    if (batch.length === 0 || closed) return;
+    if (batch.length === 0 || closed || options.readOnly) return;
     if (!client.isReady) {
       lastError ??= 'NotConnected';
       return;
