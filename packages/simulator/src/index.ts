@@ -38,7 +38,9 @@ export {
   type Usage,
   validateScript,
 } from './script.ts';
+export { type Random, seededRandom, seedOf } from './seeded-random.ts';
 export type { LineEnding } from './sse.ts';
+export { type LaneServer, type StartLaneOptions, startLane } from './start-lane.ts';
 export {
   type HttpReply,
   WIRE_FORMATS,
