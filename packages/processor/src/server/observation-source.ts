@@ -19,4 +19,6 @@ export interface LaneObservationSource {
 /** Ingest → windows: takes decoded OTLP batches and answers observations. */
 export interface LaneWindows extends LaneObservationSource {
   ingest(batch: MetricsBatch): IngestResult;
+  /** The metric names worth decoding (the OTLP receiver skips the others). */
+  readonly accepts?: (metricName: string) => boolean;
 }

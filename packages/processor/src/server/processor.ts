@@ -60,6 +60,7 @@ export async function startProcessor(options: ProcessorOptions): Promise<Running
   const ingest = windows
     ? createMetricsHandler({
         ingest: (batch) => windows.ingest(batch),
+        ...(windows.accepts ? { accepts: windows.accepts } : {}),
         bearerToken: options.bearerToken,
         ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
         onError: (error) => log(`ingest failed: ${(error as Error).name}`),

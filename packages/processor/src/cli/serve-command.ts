@@ -1,0 +1,67 @@
+import { DEFAULT_EVALUATION_CONFIG } from '../evaluation/evaluation-config.ts';
+import { EMPTY_LANES_FILE, type LanesFile, loadLanesFile } from '../lanes-file/lanes-file.ts';
+import { LanesFileError } from '../lanes-file/lanes-file-error.ts';
+import { createAggregationWindows } from '../server/aggregation-windows.ts';
+import { startProcessor } from '../server/processor.ts';
+import { errorClass } from '../store/lane-health-store.ts';
+import { openLaneHealthStore } from '../store/open-store.ts';
+import type { CliContext, Command } from './cli-context.ts';
+import { parseServeOptions, serveHelp } from './serve-options.ts';
+import { UsageError } from './usage-error.ts';
+
+/** `lanewatch serve`: the processor, until SIGINT/SIGTERM. */
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'receive OTLP metrics, evaluate lanes, write the lane-health store and serve the feed',
+  async run(args: readonly string[], context: CliContext): Promise<number> {
+    if (args.includes('--help') || args.includes('-h')) {
+      context.stdout(`${serveHelp()}\n`);
+      return 0;
+    }
+    const options = parseServeOptions(args, context.env);
+    let lanes: LanesFile = EMPTY_LANES_FILE;
+    if (options.lanes !== undefined) {
+      try {
+        lanes = await loadLanesFile(options.lanes);
+      } catch (error) {
+        if (error instanceof LanesFileError) throw new UsageError(error.message);
+        throw error;
+      }
+    }
+    const log = (line: string) => context.stderr(`lanewatch: ${line}\n`);
+    let lastStoreError: string | undefined;
+    const store = await openLaneHealthStore(options.store, {
+      onError: (error) => {
+        // One line per change of failure, not one per evaluation round.
+        const kind = errorClass(error);
+        if (kind !== lastStoreError)
+          log(`store ${options.store.split('?')[0]}: ${kind}; serving from memory`);
+        lastStoreError = kind;
+      },
+    });
+    const processor = await startProcessor({
+      port: options.port,
+      host: options.host,
+      store,
+      lanes,
+      windows: createAggregationWindows({ windowS: options.windowS, sliceS: options.sliceS }),
+      intervalS: options.intervalS,
+      windowS: options.windowS,
+      config: {
+        ...DEFAULT_EVALUATION_CONFIG,
+        minSamples: options.minSamples,
+        recordTtlS: options.recordTtlS,
+      },
+      bearerToken: options.token,
+      log,
+    });
+    context.stdout(
+      `lanewatch serve: listening on ${processor.url} (OTLP POST /v1/metrics, GET /v1/lanes, /v1/lanes/stream, /healthz); ` +
+        `store ${store.kind}; ${lanes.lanes.size} configured lanes; evaluating every ${options.intervalS} s over ${options.windowS} s\n`,
+    );
+    const signal = await context.stopRequested;
+    log(`${signal}: writing the last records`);
+    await processor.close();
+    return 0;
+  },
+};

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseServeOptions, SERVE_OPTIONS, serveHelp } from './serve-options.ts';
+import { UsageError } from './usage-error.ts';
+
+describe('lanewatch serve options', () => {
+  it('has the documented defaults', () => {
+    assert.deepEqual(parseServeOptions([], {}), {
+      port: 4320,
+      host: '127.0.0.1',
+      store: 'file:./lane-health.json',
+      lanes: undefined,
+      intervalS: 10,
+      windowS: 300,
+      sliceS: 10,
+      minSamples: 50,
+      recordTtlS: 60,
+      token: undefined,
+    });
+  });
+
+  it('takes LANEWATCH_* variables, and flags over them', () => {
+    const env = {
+      LANEWATCH_PORT: '9000',
+      LANEWATCH_STORE: 'redis://127.0.0.1:6379',
+      LANEWATCH_INTERVAL_S: '30',
+    };
+    const options = parseServeOptions(['--port', '9100', '--lanes=lanes.yaml', '--min-samples', '20'], env);
+    assert.equal(options.port, 9100);
+    assert.equal(options.store, 'redis://127.0.0.1:6379');
+    assert.equal(options.lanes, 'lanes.yaml');
+    assert.equal(options.minSamples, 20);
+    assert.equal(options.intervalS, 30);
+    assert.equal(options.recordTtlS, 90, 'ttl follows the interval: 3 × 30 s');
+  });
+
+  it('says which flag or variable is wrong and what it must be', () => {
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [['--port', 'http'], {}, /^--port must be a port number from 0 to 65535, got "http"$/],
+      [[], { LANEWATCH_PORT: '70000' }, /^LANEWATCH_PORT must be a port number/],
+      [['--interval', '0'], {}, /^--interval must be a number of seconds above 0, got "0"$/],
+      [['--min-samples', '2.5'], {}, /^--min-samples must be a whole number, at least 1/],
+      [['--store', 'postgres://x'], {}, /^--store must be file:PATH, redis:\/\/host:6379 or memory:/],
+      [['--window', '5', '--slice', '10'], {}, /--slice \(10 s\) must not be longer than --window \(5 s\)/],
+      [['--window', '305'], {}, /--window \(305 s\) must be a whole number of --slice \(10 s\)/],
+      [['--prot', '1'], {}, /^unknown option "--prot"; see lanewatch serve --help$/],
+      [['--port'], {}, /^--port needs a value/],
+    ];
+    for (const [args, env, message] of cases) {
+      assert.throws(
+        () => parseServeOptions(args, env),
+        (e: unknown) => e instanceof UsageError && message.test(e.message),
+      );
+    }
+  });
+
+  it('lists every option with its variable in --help', () => {
+    const help = serveHelp();
+    for (const option of SERVE_OPTIONS) {
+      assert.ok(help.includes(option.flag) && help.includes(option.env), option.flag);
+    }
+  });
+});

@@ -1,0 +1,193 @@
+import { DEFAULT_EVALUATION_CONFIG } from '../evaluation/evaluation-config.ts';
+import { DEFAULT_STORE_URL } from '../store/open-store.ts';
+import { UsageError } from './usage-error.ts';
+
+export interface ServeOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly store: string;
+  readonly lanes: string | undefined;
+  readonly intervalS: number;
+  readonly windowS: number;
+  readonly sliceS: number;
+  readonly minSamples: number;
+  readonly recordTtlS: number;
+  readonly token: string | undefined;
+}
+
+type Kind = 'port' | 'seconds' | 'count' | 'string' | 'store';
+
+/** Every option of `lanewatch serve`: flag, variable, default — the README's table is this list. */
+export const SERVE_OPTIONS = [
+  {
+    key: 'port',
+    flag: '--port',
+    env: 'LANEWATCH_PORT',
+    kind: 'port',
+    default: '4320',
+    help: 'HTTP port for OTLP in and lanes out (0: any free port)',
+  },
+  {
+    key: 'host',
+    flag: '--host',
+    env: 'LANEWATCH_HOST',
+    kind: 'string',
+    default: '127.0.0.1',
+    help: 'address to listen on (0.0.0.0 for every interface)',
+  },
+  {
+    key: 'store',
+    flag: '--store',
+    env: 'LANEWATCH_STORE',
+    kind: 'store',
+    default: DEFAULT_STORE_URL,
+    help: 'lane-health store: file:PATH, redis://host:6379[/db][?prefix=NAME] or memory:',
+  },
+  {
+    key: 'lanes',
+    flag: '--lanes',
+    env: 'LANEWATCH_LANES',
+    kind: 'string',
+    default: undefined,
+    help: 'lanes file (YAML): scorecards, overrides, URL prefixes',
+  },
+  {
+    key: 'intervalS',
+    flag: '--interval',
+    env: 'LANEWATCH_INTERVAL_S',
+    kind: 'seconds',
+    default: '10',
+    help: 'seconds between evaluations',
+  },
+  {
+    key: 'windowS',
+    flag: '--window',
+    env: 'LANEWATCH_WINDOW_S',
+    kind: 'seconds',
+    default: '300',
+    help: 'sliding window, seconds',
+  },
+  {
+    key: 'sliceS',
+    flag: '--slice',
+    env: 'LANEWATCH_SLICE_S',
+    kind: 'seconds',
+    default: '10',
+    help: 'window slice, seconds (the window is made of slices)',
+  },
+  {
+    key: 'minSamples',
+    flag: '--min-samples',
+    env: 'LANEWATCH_MIN_SAMPLES',
+    kind: 'count',
+    default: String(DEFAULT_EVALUATION_CONFIG.minSamples),
+    help: 'calls a window needs before a lane is judged',
+  },
+  {
+    key: 'recordTtlS',
+    flag: '--ttl',
+    env: 'LANEWATCH_RECORD_TTL_S',
+    kind: 'seconds',
+    default: undefined,
+    help: 'record lifetime, seconds (default: max(60, 3 × interval))',
+  },
+  {
+    key: 'token',
+    flag: '--token',
+    env: 'LANEWATCH_TOKEN',
+    kind: 'string',
+    default: undefined,
+    help: 'bearer token required on POST /v1/metrics',
+  },
+] as const satisfies readonly {
+  key: keyof ServeOptions;
+  flag: string;
+  env: string;
+  kind: Kind;
+  default: string | undefined;
+  help: string;
+}[];
+
+function parseValue(kind: Kind, raw: string, source: string): number | string {
+  const bad = (what: string) => new UsageError(`${source} must be ${what}, got ${JSON.stringify(raw)}`);
+  switch (kind) {
+    case 'port': {
+      const n = Number(raw);
+      if (!/^\d+$/.test(raw) || n > 65535) throw bad('a port number from 0 to 65535');
+      return n;
+    }
+    case 'seconds': {
+      const n = Number(raw);
+      if (raw.trim() === '' || !Number.isFinite(n) || n <= 0) throw bad('a number of seconds above 0');
+      return n;
+    }
+    case 'count': {
+      if (!/^\d+$/.test(raw) || Number(raw) < 1) throw bad('a whole number, at least 1');
+      return Number(raw);
+    }
+    case 'store': {
+      if (!/^(file:.+|redis:\/\/.*|rediss:\/\/.*|memory:)$/.test(raw)) {
+        throw bad('file:PATH, redis://host:6379 or memory:');
+      }
+      return raw;
+    }
+    case 'string':
+      if (raw === '') throw bad('a non-empty value');
+      return raw;
+  }
+}
+
+/** Flags win over `LANEWATCH_*` variables, which win over defaults. `--flag value` and `--flag=value`. */
+export function parseServeOptions(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ServeOptions {
+  const values = new Map<string, { raw: string; source: string }>();
+  for (const option of SERVE_OPTIONS) {
+    const fromEnv = env[option.env];
+    if (fromEnv !== undefined && fromEnv !== '') values.set(option.key, { raw: fromEnv, source: option.env });
+  }
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const eq = arg.indexOf('=');
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const option = SERVE_OPTIONS.find((o) => o.flag === flag);
+    if (!option) throw new UsageError(`unknown option ${JSON.stringify(flag)}; see lanewatch serve --help`);
+    const raw = eq > 0 ? arg.slice(eq + 1) : args[++i];
+    if (raw === undefined) throw new UsageError(`${flag} needs a value; see lanewatch serve --help`);
+    values.set(option.key, { raw, source: flag });
+  }
+  const out: Record<string, number | string | undefined> = {};
+  for (const option of SERVE_OPTIONS) {
+    const given = values.get(option.key);
+    const raw = given?.raw ?? option.default;
+    out[option.key] =
+      raw === undefined ? undefined : parseValue(option.kind, raw, given?.source ?? option.flag);
+  }
+  const options = out as unknown as Omit<ServeOptions, 'recordTtlS'> & { recordTtlS: number | undefined };
+  if (options.sliceS > options.windowS) {
+    throw new UsageError(
+      `--slice (${options.sliceS} s) must not be longer than --window (${options.windowS} s)`,
+    );
+  }
+  return { ...options, recordTtlS: options.recordTtlS ?? Math.max(60, 3 * options.intervalS) };
+}
+
+export function serveHelp(): string {
+  const rows = SERVE_OPTIONS.map(
+    (o) =>
+      `  ${`${o.flag} <value>`.padEnd(22)} ${o.env.padEnd(24)} ${o.help}${o.default === undefined ? '' : ` (default ${o.default})`}`,
+  );
+  return [
+    'Usage: lanewatch serve [options]',
+    '',
+    'Receives OTLP/HTTP metrics at POST /v1/metrics, evaluates every lane each interval, writes the',
+    'lane-health store and serves GET /v1/lanes, /v1/lanes/{lane}, /v1/lanes/stream (SSE) and /healthz.',
+    '',
+    `  ${'flag'.padEnd(22)} ${'variable'.padEnd(24)} meaning`,
+    ...rows,
+    '  --help                 this text',
+    '',
+    'A bad value exits with code 2. SIGINT/SIGTERM: one last evaluation is written, then exit 0.',
+  ].join('\n');
+}
