@@ -170,6 +170,16 @@ export function parseServeOptions(
       `--slice (${options.sliceS} s) must not be longer than --window (${options.windowS} s)`,
     );
   }
+  // The windows slide by whole slices of whole seconds.
+  if (
+    !Number.isInteger(options.sliceS) ||
+    !Number.isInteger(options.windowS) ||
+    options.windowS % options.sliceS !== 0
+  ) {
+    throw new UsageError(
+      `--window (${options.windowS} s) must be a whole number of --slice (${options.sliceS} s), both whole seconds`,
+    );
+  }
   return { ...options, recordTtlS: options.recordTtlS ?? Math.max(60, 3 * options.intervalS) };
 }
 
