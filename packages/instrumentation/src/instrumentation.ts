@@ -258,6 +258,7 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     const record = this.#records.get(request);
     if (record === undefined || record.finished) return;
     record.endAt = performance.now();
+    record.detector?.end(); // an NDJSON last line without its newline still counts
     this.#finish(request, record, undefined);
   }
 
@@ -305,12 +306,15 @@ function pathOf(path: string): string {
   return q === -1 ? path : path.slice(0, q);
 }
 
+const CONTENT_TYPE = 'content-type';
+
+/** Response header names arrive as Buffers: compare lengths before decoding any of them. */
 function contentTypeOf(headers: readonly unknown[] | string): string | undefined {
   if (typeof headers === 'string') return /content-type:\s*([^\r\n]*)/i.exec(headers)?.[1];
   for (let i = 0; i + 1 < headers.length; i += 2) {
-    const name = headers[i];
-    const text = typeof name === 'string' ? name : String(name);
-    if (text.length === 12 && text.toLowerCase() === 'content-type') return String(headers[i + 1]);
+    const name = headers[i] as string | Uint8Array | undefined;
+    if (name === undefined || name.length !== CONTENT_TYPE.length) continue;
+    if (String(name).toLowerCase() === CONTENT_TYPE) return String(headers[i + 1]);
   }
   return undefined;
 }

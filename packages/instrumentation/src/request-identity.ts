@@ -87,9 +87,9 @@ export function identifyRequest(request: UndiciRequestLike, lanes: LaneMap): Req
   const configuredLane = lanes.size > 0 ? lanes.laneOf(origin, path) : undefined;
   if (family === undefined && configuredLane === undefined && request.method !== 'POST') return undefined;
 
-  const { hostname, port } = hostAndPort(origin);
-  const known = KNOWN_HOSTS.find(([pattern]) => pattern.test(hostname))?.[1];
-  const provider = known ?? (family ? FAMILY_PROVIDER[family] : port === 11434 ? 'ollama' : 'unknown');
+  const server = serverOf(origin);
+  const { hostname, port } = server;
+  const provider = server.knownProvider ?? (family ? FAMILY_PROVIDER[family] : port === 11434 ? 'ollama' : 'unknown');
 
   let headerAttempt: number | undefined;
   let contentLength: number | undefined;
@@ -123,14 +123,32 @@ function originOf(origin: string | URL | undefined): string | undefined {
   return origin.origin;
 }
 
-function hostAndPort(origin: string): { hostname: string; port: number | undefined } {
+interface Server {
+  readonly hostname: string;
+  readonly port: number | undefined;
+  readonly knownProvider: string | undefined;
+}
+
+/** Parsed once per origin: a process talks to few servers, and this runs on every request. */
+const servers = new Map<string, Server>();
+
+function serverOf(origin: string): Server {
+  let server = servers.get(origin);
+  if (server !== undefined) return server;
   try {
     const url = new URL(origin);
-    const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-    return { hostname: url.hostname.replace(/^\[|\]$/g, ''), port };
+    const hostname = url.hostname.replace(/^\[|\]$/g, '');
+    server = {
+      hostname,
+      port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
+      knownProvider: KNOWN_HOSTS.find(([pattern]) => pattern.test(hostname))?.[1],
+    };
   } catch {
-    return { hostname: '', port: undefined };
+    server = { hostname: '', port: undefined, knownProvider: undefined };
   }
+  if (servers.size >= 1024) servers.clear();
+  servers.set(origin, server);
+  return server;
 }
 
 function geminiModelOf(path: string): string | undefined {

@@ -196,6 +196,7 @@ describe(`transparency on Node ${process.version}`, () => {
         feed() {
           throw new TypeError('detector exploded');
         },
+        end() {},
       });
       const res = await fetch(`${server.url}/v1/chat/completions`, post);
       assert.equal(
