@@ -1,5 +1,5 @@
-import { Buffer } from 'node:buffer';
-import { contains, isNonEmptyString, type JsonObject, objectAt, parseObject } from './json-scan.ts';
+import type { Buffer } from 'node:buffer';
+import { isNonEmptyString, type JsonObject, jsonKeys, objectAt, parseObject, scanKeys } from './json-scan.ts';
 import { createSseParser } from './sse-parser.ts';
 import type { Format } from './stream-observer.ts';
 import { createStreamReport, type StreamReport } from './stream-report.ts';
@@ -22,16 +22,19 @@ import { createStreamReport, type StreamReport } from './stream-report.ts';
  * - errors: `event: error` with `error.type` (`overloaded_error`, `api_error`, …).
  */
 
-const TEXT_DELTA = Buffer.from('"text_delta"');
-const THINKING_DELTA = Buffer.from('"thinking_delta"');
-const INPUT_JSON_DELTA = Buffer.from('"input_json_delta"');
+// A delta's type is a string value, so these match as tokens. A delta has one type: once the one
+// found belongs to a kind already seen, the rest of the event (its text) need not be read.
+const DELTA_TYPES = jsonKeys([], ['text_delta', 'thinking_delta', 'input_json_delta']);
+const KIND_DELTAS = {
+  text: DELTA_TYPES.mask('text_delta'),
+  reasoning: DELTA_TYPES.mask('thinking_delta'),
+  tool_call: DELTA_TYPES.mask('input_json_delta'),
+};
+const ALL_DELTAS = KIND_DELTAS.text | KIND_DELTAS.reasoning | KIND_DELTAS.tool_call;
 
-function worthParsingDelta(data: Buffer, report: StreamReport): boolean {
-  return (
-    (!report.has('text') && contains(data, TEXT_DELTA)) ||
-    (!report.has('reasoning') && contains(data, THINKING_DELTA)) ||
-    (!report.has('tool_call') && contains(data, INPUT_JSON_DELTA))
-  );
+function worthParsingDelta(data: Buffer, start: number, end: number, report: StreamReport): boolean {
+  const unseen = report.unseen(KIND_DELTAS);
+  return unseen !== 0 && scanKeys(data, start, end, DELTA_TYPES, unseen, ALL_DELTAS & ~unseen);
 }
 
 function readDelta(delta: JsonObject | undefined, report: StreamReport): void {
@@ -64,32 +67,32 @@ export const anthropicMessages: Format = {
     const parser = createSseParser(
       {
         onEvent(event) {
-          const { data } = event;
-          if (data.length === 0 && !event.incomplete) return;
+          const { buffer, start, end } = event;
+          if (start === end && !event.incomplete) return;
           report.event();
           if (event.incomplete) return;
           let body: JsonObject | undefined;
           let type = event.type;
           if (type === 'message') {
             // The SDKs skip unnamed events; a proxy that drops the names still sends `type`.
-            body = parseObject(data);
+            body = parseObject(buffer, start, end);
             if (body === undefined || typeof body.type !== 'string') return;
             type = body.type;
           }
           switch (type) {
             case 'content_block_delta':
-              if (body === undefined && !worthParsingDelta(data, report)) return;
-              body ??= parseObject(data);
+              if (body === undefined && !worthParsingDelta(buffer, start, end, report)) return;
+              body ??= parseObject(buffer, start, end);
               readDelta(objectAt(body, 'delta'), report);
               return;
             case 'message_start': {
-              body ??= parseObject(data);
+              body ??= parseObject(buffer, start, end);
               const usage = objectAt(objectAt(body, 'message'), 'usage');
               if (usage !== undefined) report.usage(inputTokens(usage), undefined);
               return;
             }
             case 'message_delta': {
-              body ??= parseObject(data);
+              body ??= parseObject(buffer, start, end);
               const usage = objectAt(body, 'usage');
               if (usage !== undefined) report.usage(inputTokens(usage), usage.output_tokens);
               return;
@@ -98,7 +101,7 @@ export const anthropicMessages: Format = {
               report.terminal();
               return;
             case 'error':
-              body ??= parseObject(data);
+              body ??= parseObject(buffer, start, end);
               report.streamError(objectAt(body, 'error')?.type);
               return;
           }

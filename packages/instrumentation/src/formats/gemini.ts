@@ -1,14 +1,12 @@
-import type { Buffer } from 'node:buffer';
 import {
   arrayAt,
-  contains,
-  hasValue,
   isNonEmptyString,
   isObject,
   type JsonObject,
-  jsonKey,
+  jsonKeys,
   objectAt,
   parseObject,
+  scanKeys,
 } from './json-scan.ts';
 import { createSseParser } from './sse-parser.ts';
 import type { Format } from './stream-observer.ts';
@@ -32,24 +30,17 @@ import { createStreamReport, type StreamReport } from './stream-report.ts';
  * - errors: `{"error": {"status": "RESOURCE_EXHAUSTED", "code": 429, …}}` typed by `status`, else `code`.
  */
 
-const TEXT = jsonKey('text');
-const THOUGHT = jsonKey('thought');
-const FUNCTION_CALL = jsonKey('functionCall');
-const EXECUTABLE_CODE = jsonKey('executableCode');
-const FINISH_REASON = jsonKey('finishReason');
-const BLOCK_REASON = jsonKey('blockReason');
-const ERROR = jsonKey('error');
-
-function worthParsing(data: Buffer, report: StreamReport): boolean {
-  return (
-    (!report.has('text') && hasValue(data, TEXT)) ||
-    (!report.has('reasoning') && hasValue(data, THOUGHT)) ||
-    (!report.has('tool_call') && (hasValue(data, FUNCTION_CALL) || hasValue(data, EXECUTABLE_CODE))) ||
-    hasValue(data, FINISH_REASON) ||
-    hasValue(data, BLOCK_REASON) ||
-    contains(data, ERROR)
-  );
-}
+const KEYS = jsonKeys(
+  ['text', 'thought', 'functionCall', 'executableCode', 'finishReason', 'blockReason', 'error'],
+  [],
+);
+// A thought is a text part too: while reasoning is unseen, so is a text part worth a look.
+const KIND_KEYS = {
+  text: KEYS.mask('text'),
+  reasoning: KEYS.mask('thought'),
+  tool_call: KEYS.mask('functionCall', 'executableCode'),
+};
+const ALWAYS = KEYS.mask('finishReason', 'blockReason', 'error');
 
 function readParts(parts: readonly unknown[], report: StreamReport): void {
   for (const part of parts) {
@@ -89,11 +80,12 @@ export const gemini: Format = {
     const report = createStreamReport(observer);
     const parser = createSseParser(
       {
-        onEvent({ data, incomplete }) {
-          if (data.length === 0 && !incomplete) return;
+        onEvent({ buffer, start, end, incomplete }) {
+          if (start === end && !incomplete) return;
           report.event();
-          if (incomplete || !worthParsing(data, report)) return;
-          const response = parseObject(data);
+          // The running `usageMetadata` in every event is not a reason to parse it.
+          if (incomplete || !scanKeys(buffer, start, end, KEYS, ALWAYS | report.unseen(KIND_KEYS))) return;
+          const response = parseObject(buffer, start, end);
           if (response !== undefined) readResponse(response, report);
         },
         onIssue: report.oversizedLine,

@@ -14,8 +14,8 @@ export const genericSse: Format = {
   createDetector(observer, options) {
     const parser = createSseParser(
       {
-        onEvent({ data, incomplete }) {
-          if (data.length > 0 || incomplete) observer.event();
+        onEvent({ start, end, incomplete }) {
+          if (end > start || incomplete) observer.event();
         },
         onIssue() {
           observer.oversizedLine?.();

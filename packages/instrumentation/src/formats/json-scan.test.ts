@@ -2,9 +2,14 @@ import assert from 'node:assert/strict';
 import { Buffer } from 'node:buffer';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { hasValue, jsonKey, parseObject, tokenCount } from './json-scan.ts';
+import { jsonKeys, parseObject, scanKeys, tokenCount } from './json-scan.ts';
 
-const has = (json: string, key: string) => hasValue(Buffer.from(json), jsonKey(key));
+const scan = (json: string, ...rest: [ReturnType<typeof jsonKeys>, number, number?]) => {
+  // Inside a larger buffer, so that reading past the range would show.
+  const buffer = Buffer.from(`"content":"x","text_delta":1${json}"usage":{"a":1},"error":1`);
+  return scanKeys(buffer, 28, 28 + Buffer.byteLength(json), ...rest);
+};
+const has = (json: string, key: string) => scan(json, jsonKeys([key]), 1);
 
 /** The reference: walk the parsed value for `key` at any depth with a value that is not empty. */
 function referenceHasValue(value: unknown, key: string): boolean {
@@ -23,7 +28,7 @@ function isEmptyValue(value: unknown): boolean {
   return typeof value === 'object' && Object.keys(value as object).length === 0;
 }
 
-describe('hasValue', () => {
+describe('scanKeys', () => {
   it('finds a key with a value worth parsing, at any depth', () => {
     assert.equal(has('{"choices":[{"delta":{"content":"hi"}}]}', 'content'), true);
     assert.equal(has('{"usage": {"prompt_tokens": 3}}', 'usage'), true);
@@ -48,6 +53,25 @@ describe('hasValue', () => {
     assert.equal(has('{"reasoning_details":[1]}', 'reasoning'), false);
   });
 
+  it('matches tokens as keys or values alike', () => {
+    const keys = jsonKeys([], ['error']);
+    assert.equal(scan('{"object":"error","message":"m"}', keys, 1), true);
+    assert.equal(scan('{"error":null}', keys, 1), true);
+    assert.equal(scan('{"message":"an error"}', keys, 1), false);
+  });
+
+  it('gives up at a stop name, and finds wanted names before it', () => {
+    const keys = jsonKeys([], ['text_delta', 'thinking_delta']);
+    const [text, thinking] = [keys.mask('text_delta'), keys.mask('thinking_delta')];
+    const textDelta = '{"delta":{"type":"text_delta","text":"\\"thinking_delta\\" said"}}';
+    assert.equal(scan(textDelta, keys, thinking, text), false);
+    assert.equal(scan('{"delta":{"type":"thinking_delta"}}', keys, thinking, text), true);
+  });
+
+  it('rejects a name it was not given', () => {
+    assert.throws(() => jsonKeys(['a']).mask('b'), /unknown key b/);
+  });
+
   it('agrees with a walk of the parsed value, for any JSON (property)', () => {
     const keys = ['content', 'text', 'usage'];
     // Strings that look like the keys, so escaping is exercised.
@@ -63,12 +87,22 @@ describe('hasValue', () => {
         }),
       ),
     })).node;
+    const compiled = jsonKeys(keys);
     fc.assert(
-      fc.property(value, fc.constantFrom(0, 1, 2), fc.constantFrom(...keys), (json, indent, key) => {
-        const text = JSON.stringify(json, null, indent) ?? 'null';
-        assert.equal(has(text, key), referenceHasValue(json, key), text);
-      }),
-      { numRuns: 500 },
+      fc.property(
+        value,
+        fc.constantFrom(0, 1, 2),
+        fc.subarray(keys, { minLength: 1 }),
+        (json, indent, wanted) => {
+          const text = JSON.stringify(json, null, indent) ?? 'null';
+          assert.equal(
+            scan(text, compiled, compiled.mask(...wanted)),
+            wanted.some((key) => referenceHasValue(json, key)),
+            text,
+          );
+        },
+      ),
+      { numRuns: 1000 },
     );
   });
 });
@@ -76,6 +110,7 @@ describe('hasValue', () => {
 describe('parseObject', () => {
   it('returns the object, or undefined for malformed JSON and non-objects, without throwing', () => {
     assert.deepEqual(parseObject(Buffer.from('{"a":1}')), { a: 1 });
+    assert.deepEqual(parseObject(Buffer.from('xx{"b":2}yy'), 2, 9), { b: 2 });
     for (const text of ['{"a":', '[1]', '"x"', '', 'null', '[DONE]']) {
       assert.equal(parseObject(Buffer.from(text)), undefined, text);
     }

@@ -18,56 +18,135 @@ const CLOSE_BRACE = 0x7d;
 const LOWER_N = 0x6e; // null
 const LOWER_F = 0x66; // false
 
-/** A key as the bytes `hasValue` looks for. */
-export function jsonKey(name: string): Buffer {
-  return Buffer.from(JSON.stringify(name));
+/**
+ * The keys one detector asks about, compiled for `scanKeys`. Bit `i` of a mask stands for the `i`th
+ * name. `names` match as object keys with a value worth parsing; `tokens` match as any string token,
+ * key or value (`"error"` in `{"error": …}` and in `{"object": "error"}` alike).
+ */
+export interface JsonKeys {
+  /** The mask of the given names (keys or tokens). */
+  mask(...names: string[]): number;
+  readonly names: readonly string[];
 }
 
-function skipWhitespace(json: Buffer, at: number): number {
+interface CompiledKeys extends JsonKeys {
+  readonly bytes: readonly Buffer[];
+  /** For each byte value, the mask of the names that start with it. */
+  readonly byFirstByte: Int32Array;
+  readonly tokenMask: number;
+}
+
+export function jsonKeys(names: readonly string[], tokens: readonly string[] = []): JsonKeys {
+  const all = [...names, ...tokens];
+  if (all.length > 31) throw new RangeError('jsonKeys takes at most 31 names');
+  const bytes = all.map((name) => Buffer.from(name, 'utf8'));
+  const byFirstByte = new Int32Array(256);
+  bytes.forEach((name, bit) => {
+    byFirstByte[name[0] ?? 0] = (byFirstByte[name[0] ?? 0] ?? 0) | (1 << bit);
+  });
+  const compiled: CompiledKeys = {
+    names: all,
+    bytes,
+    byFirstByte,
+    tokenMask: tokens.reduce((mask, _name, i) => mask | (1 << (names.length + i)), 0),
+    mask(...wanted) {
+      let mask = 0;
+      for (const name of wanted) {
+        const bit = all.indexOf(name);
+        if (bit === -1) throw new RangeError(`unknown key ${name}`);
+        mask |= 1 << bit;
+      }
+      return mask;
+    },
+  };
+  return compiled;
+}
+
+function skipWhitespace(json: Buffer, at: number, end: number): number {
   let i = at;
-  for (;;) {
+  while (i < end) {
     const byte = json[i];
     if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return i;
     i += 1;
   }
+  return end;
+}
+
+/** Whether the value at `at` is worth parsing: not `null`, `false`, `""`, `[]` or `{}` (nor absent). */
+function isWorthReading(json: Buffer, at: number, end: number): boolean {
+  if (at >= end) return false;
+  switch (json[at]) {
+    case LOWER_N:
+    case LOWER_F:
+      return false;
+    case QUOTE:
+      return at + 1 < end && json[at + 1] !== QUOTE;
+    case OPEN_BRACKET: {
+      const next = skipWhitespace(json, at + 1, end);
+      return next < end && json[next] !== CLOSE_BRACKET;
+    }
+    case OPEN_BRACE: {
+      const next = skipWhitespace(json, at + 1, end);
+      return next < end && json[next] !== CLOSE_BRACE;
+    }
+    default:
+      return true;
+  }
+}
+
+function nameAt(json: Buffer, at: number, end: number, name: Buffer): boolean {
+  const length = name.length;
+  if (at + length >= end || json[at + length] !== QUOTE) return false;
+  for (let k = 1; k < length; k += 1) if (json[at + k] !== name[k]) return false;
+  return true;
 }
 
 /**
- * Whether `key` appears somewhere in `json` (at any depth) as an object key whose value is not
- * `null`, `false`, `""`, `[]` or `{}`. A yes is a reason to parse, not an answer.
+ * One pass over the JSON text `json[start, end)`, in JavaScript: one native search per key costs more
+ * than reading every byte once. True at the first name in `wanted` that occurs (a key with a value
+ * worth parsing, or a token); false at the first name in `stop` (a key or value that says the rest
+ * cannot matter), or at the end. A true is a reason to parse, not an answer.
  */
-export function hasValue(json: Buffer, key: Buffer): boolean {
-  let at = json.indexOf(key);
-  while (at !== -1) {
-    let i = skipWhitespace(json, at + key.length);
-    if (json[i] === COLON) {
-      i = skipWhitespace(json, i + 1);
-      switch (json[i]) {
-        case undefined:
-        case LOWER_N:
-        case LOWER_F:
-          break;
-        case QUOTE:
-          if (json[i + 1] !== QUOTE) return true;
-          break;
-        case OPEN_BRACKET:
-          if (json[skipWhitespace(json, i + 1)] !== CLOSE_BRACKET) return true;
-          break;
-        case OPEN_BRACE:
-          if (json[skipWhitespace(json, i + 1)] !== CLOSE_BRACE) return true;
-          break;
-        default:
-          return true;
+export function scanKeys(
+  json: Buffer,
+  start: number,
+  end: number,
+  keys: JsonKeys,
+  wanted: number,
+  stop = 0,
+): boolean {
+  const { bytes, byFirstByte, tokenMask } = keys as CompiledKeys;
+  const either = wanted | stop;
+  const last = end - 1;
+  for (let i = start; i < last; i += 1) {
+    if (json[i] !== QUOTE) continue;
+    let candidates = (byFirstByte[json[i + 1] as number] as number) & either;
+    while (candidates !== 0) {
+      const bit = 31 - Math.clz32(candidates);
+      candidates &= ~(1 << bit);
+      const name = bytes[bit] as Buffer;
+      if (!nameAt(json, i + 1, end, name)) continue;
+      const flag = 1 << bit;
+      if ((stop & flag) !== 0) return false;
+      if ((tokenMask & flag) !== 0) return true;
+      const colon = skipWhitespace(json, i + 2 + name.length, end);
+      if (
+        json[colon] === COLON &&
+        colon < end &&
+        isWorthReading(json, skipWhitespace(json, colon + 1, end), end)
+      ) {
+        return true;
       }
     }
-    at = json.indexOf(key, at + key.length);
   }
   return false;
 }
 
-/** Whether the bytes `pattern` appear in `json`. */
-export function contains(json: Buffer, pattern: Buffer): boolean {
-  return json.indexOf(pattern) !== -1;
+/** Whether `json[start, end)` is exactly the bytes of `literal`. */
+export function bytesEqual(json: Buffer, start: number, end: number, literal: Buffer): boolean {
+  if (end - start !== literal.length) return false;
+  for (let i = 0; i < literal.length; i += 1) if (json[start + i] !== literal[i]) return false;
+  return true;
 }
 
 export type JsonObject = { readonly [key: string]: unknown };
@@ -77,13 +156,13 @@ export function isObject(value: unknown): value is JsonObject {
 }
 
 /**
- * The JSON object in `json`, or undefined when it is not one. Never throws: a malformed event is
- * skipped, and the parser's error (whose message quotes the input) is dropped unread.
+ * The JSON object in `json[start, end)`, or undefined when it is not one. Never throws: a malformed
+ * event is skipped, and the parser's error (whose message quotes the input) is dropped unread.
  */
-export function parseObject(json: Buffer): JsonObject | undefined {
+export function parseObject(json: Buffer, start = 0, end = json.length): JsonObject | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(json.toString('utf8'));
+    value = JSON.parse(json.toString('utf8', start, end));
   } catch {
     return undefined;
   }

@@ -9,7 +9,7 @@ function collect(chunks: Iterable<Uint8Array>, maxLineBytes?: number, flush = tr
   const seen: string[] = [];
   const splitter = createLineSplitter(
     {
-      line: (line) => seen.push(line.toString('utf8')),
+      line: (buffer, start, end) => seen.push(buffer.toString('utf8', start, end)),
       oversizedLine: (head, bytes) =>
         seen.push(`<oversized ${bytes} ${JSON.stringify(head.toString('latin1'))}>`),
     },
@@ -47,7 +47,10 @@ describe('createLineSplitter', () => {
 
   it('ends the line at a chunk-final CR at once, before the next chunk arrives', () => {
     const seen: string[] = [];
-    const splitter = createLineSplitter({ line: (l) => seen.push(l.toString()), oversizedLine: () => {} });
+    const splitter = createLineSplitter({
+      line: (b, s, e) => seen.push(b.toString('utf8', s, e)),
+      oversizedLine: () => {},
+    });
     splitter.feed(bytes('data: x\r'));
     assert.deepEqual(seen, ['data: x']);
     splitter.feed(bytes('y\n'));
@@ -71,7 +74,10 @@ describe('createLineSplitter', () => {
   it('keeps bytes that only looked like the start of a BOM', () => {
     const body = Buffer.from([0xef, 0xbb, 0x41, 0x0a]);
     const seen: Buffer[] = [];
-    const splitter = createLineSplitter({ line: (l) => seen.push(Buffer.from(l)), oversizedLine: () => {} });
+    const splitter = createLineSplitter({
+      line: (b, s, e) => seen.push(Buffer.from(b.subarray(s, e))),
+      oversizedLine: () => {},
+    });
     for (const chunk of byteByByte(body)) splitter.feed(chunk);
     assert.deepEqual(seen, [Buffer.from([0xef, 0xbb, 0x41])]);
   });

@@ -24,8 +24,11 @@ const CR = 0x0d;
 const BOM = [0xef, 0xbb, 0xbf] as const;
 
 export interface LineSink {
-  /** A complete line without its ending. The buffer is only valid during the call: copy to keep. */
-  line(line: Buffer): void;
+  /**
+   * A complete line without its ending: `buffer[start, end)`. Handed on as a range, not a view, since
+   * a view costs an allocation per line. Only valid during the call: copy to keep.
+   */
+  line(buffer: Buffer, start: number, end: number): void;
   /** A line over the cap ended. `head` is its first bytes (at most `OVERSIZED_HEAD_BYTES`). */
   oversizedLine(head: Buffer, bytes: number): void;
 }
@@ -99,20 +102,16 @@ export function createLineSplitter(sink: LineSink, options?: { maxLineBytes?: nu
       const parts = pieces;
       pieces = [];
       pendingBytes = 0;
-      if (bytes > maxLineBytes) {
-        parts.push(tail);
-        sink.oversizedLine(headOf(parts), bytes);
-      } else {
-        parts.push(tail);
-        sink.line(Buffer.concat(parts, bytes));
-      }
+      parts.push(tail);
+      if (bytes > maxLineBytes) sink.oversizedLine(headOf(parts), bytes);
+      else sink.line(Buffer.concat(parts, bytes), 0, bytes);
       return;
     }
     if (end - start > maxLineBytes) {
       sink.oversizedLine(Buffer.from(chunk.subarray(start, start + OVERSIZED_HEAD_BYTES)), end - start);
       return;
     }
-    sink.line(chunk.subarray(start, end));
+    sink.line(chunk, start, end);
   }
 
   function keepIncomplete(chunk: Buffer, start: number): void {
@@ -208,7 +207,7 @@ export function createLineSplitter(sink: LineSink, options?: { maxLineBytes?: nu
     if (pieces.length > 0) {
       const line = Buffer.concat(pieces, pendingBytes);
       reset();
-      sink.line(line);
+      sink.line(line, 0, line.length);
       return;
     }
     reset();

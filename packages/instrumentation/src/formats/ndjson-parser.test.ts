@@ -8,7 +8,7 @@ function records(chunks: Iterable<Uint8Array>, options?: { maxLineBytes?: number
   const seen: string[] = [];
   const parser = createNdjsonParser(
     {
-      onRecord: (record) => seen.push(record.toString('utf8')),
+      onRecord: (buffer, start, end) => seen.push(buffer.toString('utf8', start, end)),
       onIssue: (issue) => seen.push(`<${issue.type} ${issue.bytes}>`),
     },
     options,

@@ -15,8 +15,8 @@ export interface NdjsonIssue {
 }
 
 export interface NdjsonCallbacks {
-  /** A non-blank line, as UTF-8 bytes. Only valid during the call: copy to keep. */
-  onRecord(record: Buffer): void;
+  /** A non-blank line, as UTF-8 bytes: `buffer[start, end)`. Only valid during the call: copy to keep. */
+  onRecord(buffer: Buffer, start: number, end: number): void;
   onIssue?(issue: NdjsonIssue): void;
 }
 
@@ -30,8 +30,8 @@ export interface NdjsonParser {
 const SPACE = 0x20;
 const TAB = 0x09;
 
-function isBlank(line: Buffer): boolean {
-  for (const byte of line) if (byte !== SPACE && byte !== TAB) return false;
+function isBlank(line: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i += 1) if (line[i] !== SPACE && line[i] !== TAB) return false;
   return true;
 }
 
@@ -41,8 +41,8 @@ export function createNdjsonParser(
 ): NdjsonParser {
   const splitter = createLineSplitter(
     {
-      line(line) {
-        if (!isBlank(line)) callbacks.onRecord(line);
+      line(buffer, start, end) {
+        if (!isBlank(buffer, start, end)) callbacks.onRecord(buffer, start, end);
       },
       oversizedLine(_head, bytes) {
         callbacks.onIssue?.({ type: 'line-too-long', bytes });

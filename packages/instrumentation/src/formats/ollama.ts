@@ -1,13 +1,11 @@
-import type { Buffer } from 'node:buffer';
 import {
   arrayAt,
-  contains,
-  hasValue,
   isNonEmptyString,
   type JsonObject,
-  jsonKey,
+  jsonKeys,
   objectAt,
   parseObject,
+  scanKeys,
 } from './json-scan.ts';
 import { createNdjsonParser } from './ndjson-parser.ts';
 import type { Format } from './stream-observer.ts';
@@ -25,22 +23,14 @@ import { createStreamReport, type StreamReport, UNTYPED_STREAM_ERROR } from './s
  *   is never read: it is reported as `untyped`.
  */
 
-const CONTENT = jsonKey('content');
-const RESPONSE = jsonKey('response');
-const THINKING = jsonKey('thinking');
-const TOOL_CALLS = jsonKey('tool_calls');
-const DONE = jsonKey('done');
-const ERROR = jsonKey('error');
-
-function worthParsing(record: Buffer, report: StreamReport): boolean {
-  return (
-    (!report.has('text') && (hasValue(record, CONTENT) || hasValue(record, RESPONSE))) ||
-    (!report.has('reasoning') && hasValue(record, THINKING)) ||
-    (!report.has('tool_call') && hasValue(record, TOOL_CALLS)) ||
-    hasValue(record, DONE) ||
-    contains(record, ERROR)
-  );
-}
+const KEYS = jsonKeys(['content', 'response', 'thinking', 'tool_calls', 'done'], ['error']);
+const KIND_KEYS = {
+  text: KEYS.mask('content', 'response'),
+  reasoning: KEYS.mask('thinking'),
+  tool_call: KEYS.mask('tool_calls'),
+};
+// `done: false` is not worth a look, `done: true` is.
+const ALWAYS = KEYS.mask('done', 'error');
 
 function readRecord(record: JsonObject, report: StreamReport): void {
   if (record.error !== undefined && record.error !== null) report.streamError(UNTYPED_STREAM_ERROR);
@@ -61,10 +51,10 @@ export const ollama: Format = {
     const report = createStreamReport(observer);
     const parser = createNdjsonParser(
       {
-        onRecord(record) {
+        onRecord(buffer, start, end) {
           report.event();
-          if (!worthParsing(record, report)) return;
-          const parsed = parseObject(record);
+          if (!scanKeys(buffer, start, end, KEYS, ALWAYS | report.unseen(KIND_KEYS))) return;
+          const parsed = parseObject(buffer, start, end);
           if (parsed !== undefined) readRecord(parsed, report);
         },
         onIssue() {

@@ -1,14 +1,14 @@
 import { Buffer } from 'node:buffer';
 import {
   arrayAt,
-  contains,
-  hasValue,
+  bytesEqual,
   isNonEmptyString,
   isObject,
   type JsonObject,
-  jsonKey,
+  jsonKeys,
   objectAt,
   parseObject,
+  scanKeys,
 } from './json-scan.ts';
 import { createSseParser } from './sse-parser.ts';
 import type { Format } from './stream-observer.ts';
@@ -35,30 +35,18 @@ import { createStreamReport, type StreamReport } from './stream-report.ts';
  */
 
 const DONE = Buffer.from('[DONE]');
-const CONTENT = jsonKey('content');
-const REASONING_CONTENT = jsonKey('reasoning_content');
-const REASONING = jsonKey('reasoning');
-const THINKING = jsonKey('thinking');
-const TOOL_CALLS = jsonKey('tool_calls');
-const FUNCTION_CALL = jsonKey('function_call');
-const USAGE = jsonKey('usage');
-// As a key (`"error": {…}`) or a value (`"object": "error"`, OpenRouter's `"finish_reason": "error"`).
-const ERROR = jsonKey('error');
-
-/**
- * Whether a chunk can still change anything: the kinds not yet seen, usage, errors. After the first
- * text this is a handful of byte searches per chunk and most chunks are never parsed.
- */
-function worthParsing(data: Buffer, report: StreamReport): boolean {
-  return (
-    (!report.has('text') && hasValue(data, CONTENT)) ||
-    (!report.has('reasoning') &&
-      (hasValue(data, REASONING_CONTENT) || hasValue(data, REASONING) || hasValue(data, THINKING))) ||
-    (!report.has('tool_call') && (hasValue(data, TOOL_CALLS) || hasValue(data, FUNCTION_CALL))) ||
-    hasValue(data, USAGE) ||
-    contains(data, ERROR)
-  );
-}
+// `error` as a key (`"error": {…}`) or a value (`"object": "error"`, OpenRouter's `"finish_reason":
+// "error"`): either is worth a look.
+const KEYS = jsonKeys(
+  ['content', 'reasoning_content', 'reasoning', 'thinking', 'tool_calls', 'function_call', 'usage'],
+  ['error'],
+);
+const KIND_KEYS = {
+  text: KEYS.mask('content'),
+  reasoning: KEYS.mask('reasoning_content', 'reasoning', 'thinking'),
+  tool_call: KEYS.mask('tool_calls', 'function_call'),
+};
+const ALWAYS = KEYS.mask('usage', 'error');
 
 function errorTypeOf(error: unknown): unknown {
   if (!isObject(error)) return undefined; // `"error": "some text"` carries no type
@@ -110,21 +98,23 @@ export const openaiChat: Format = {
     const report = createStreamReport(observer);
     const parser = createSseParser(
       {
-        onEvent({ type, data, incomplete }) {
-          if (data.length === 0 && !incomplete) return;
+        onEvent({ type, buffer, start, end, incomplete }) {
+          if (start === end && !incomplete) return;
           report.event();
           if (incomplete) return;
           if (type === 'error') {
-            const body = parseObject(data);
+            const body = parseObject(buffer, start, end);
             report.streamError(errorTypeOf(body?.error ?? body));
             return;
           }
-          if (data.length === DONE.length && data.equals(DONE)) {
+          if (bytesEqual(buffer, start, end, DONE)) {
             report.terminal();
             return;
           }
-          if (!worthParsing(data, report)) return;
-          const chunk = parseObject(data);
+          // Only the kinds not seen yet, usage and errors can still change anything: after the first
+          // text most chunks end here, after one pass over their bytes and no JSON.parse.
+          if (!scanKeys(buffer, start, end, KEYS, ALWAYS | report.unseen(KIND_KEYS))) return;
+          const chunk = parseObject(buffer, start, end);
           if (chunk !== undefined) readChunk(chunk, report);
         },
         onIssue: report.oversizedLine,

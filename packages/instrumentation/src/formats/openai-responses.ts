@@ -46,21 +46,21 @@ export const openaiResponses: Format = {
     const parser = createSseParser(
       {
         onEvent(event) {
-          const { data } = event;
-          if (data.length === 0 && !event.incomplete) return;
+          const { buffer, start, end } = event;
+          if (start === end && !event.incomplete) return;
           report.event();
           if (event.incomplete) return;
           let body: JsonObject | undefined;
           let type = event.type;
           if (type === 'message') {
-            body = parseObject(data);
+            body = parseObject(buffer, start, end);
             if (body === undefined || typeof body.type !== 'string') return;
             type = body.type;
           }
           const kind = OUTPUT_DELTAS.get(type);
           if (kind !== undefined) {
             if (report.has(kind)) return;
-            body ??= parseObject(data);
+            body ??= parseObject(buffer, start, end);
             if (isNonEmptyString(body?.delta)) report.output(kind);
             return;
           }
@@ -68,7 +68,7 @@ export const openaiResponses: Format = {
             case 'response.completed':
             case 'response.incomplete':
             case 'response.failed': {
-              body ??= parseObject(data);
+              body ??= parseObject(buffer, start, end);
               const response = objectAt(body, 'response');
               const usage = objectAt(response, 'usage');
               if (usage !== undefined) report.usage(usage.input_tokens, usage.output_tokens);
@@ -77,7 +77,7 @@ export const openaiResponses: Format = {
               return;
             }
             case 'error': {
-              body ??= parseObject(data);
+              body ??= parseObject(buffer, start, end);
               report.streamError(body === undefined ? undefined : errorEventType(body));
               return;
             }

@@ -16,7 +16,12 @@ function parse(chunks: Iterable<Uint8Array>, maxLineBytes?: number): Seen {
   const parser = createSseParser(
     {
       onEvent: (e) =>
-        seen.events.push({ type: e.type, data: e.data.toString('utf8'), id: e.id, incomplete: e.incomplete }),
+        seen.events.push({
+          type: e.type,
+          data: e.buffer.toString('utf8', e.start, e.end),
+          id: e.id,
+          incomplete: e.incomplete,
+        }),
       onRetry: (ms) => seen.retries.push(ms),
       onIssue: (issue) => seen.issues.push(issue),
     },
@@ -114,7 +119,7 @@ describe('createSseParser', () => {
 
   it('drops the pending event on reset (end of stream)', () => {
     const seen: string[] = [];
-    const parser = createSseParser({ onEvent: (e) => seen.push(e.data.toString()) });
+    const parser = createSseParser({ onEvent: (e) => seen.push(e.buffer.toString('utf8', e.start, e.end)) });
     parser.feed(text('data: half\n'));
     parser.reset();
     parser.feed(text('\ndata: next\n\n'));
@@ -123,7 +128,7 @@ describe('createSseParser', () => {
 
   it('owns the data of an event that waits for its blank line in a later chunk', () => {
     const seen: string[] = [];
-    const parser = createSseParser({ onEvent: (e) => seen.push(e.data.toString()) });
+    const parser = createSseParser({ onEvent: (e) => seen.push(e.buffer.toString('utf8', e.start, e.end)) });
     const chunk = text('data: one\ndata: two\n');
     parser.feed(chunk);
     chunk.fill(0x3f);

@@ -5,19 +5,24 @@ import { createLineSplitter, validateMaxLineBytes } from './line-splitter.ts';
  * A server-sent events parser over raw bytes, following the WHATWG HTML standard, "9.2.6
  * Interpreting an event stream". Quotes in comments name the rule that decides each step.
  *
- * Unlike a browser's EventSource it hands on `data` as UTF-8 bytes, not as a string: the format
- * detectors look for a few byte patterns first and decode (and JSON-parse) only the events that can
- * matter to them.
+ * Unlike a browser's EventSource it hands on `data` as UTF-8 bytes — a range of a buffer — not as a
+ * string: the format detectors look at a few bytes first and decode (and JSON-parse) only the events
+ * that can matter to them. In the common case (one `data` line, one chunk) nothing is copied.
  */
 
 export interface ServerSentEvent {
   /** The `event` field; `message` when there was none or it was empty ("initialize event type"). */
   readonly type: string;
-  /** The `data` fields joined with LF, as UTF-8 bytes. Only valid during `onEvent`: copy to keep. */
-  readonly data: Buffer;
+  /**
+   * The `data` fields joined with LF, as UTF-8 bytes: `buffer[start, end)`. Only valid during
+   * `onEvent` (it may be the application's chunk): copy to keep.
+   */
+  readonly buffer: Buffer;
+  readonly start: number;
+  readonly end: number;
   /** The last event ID at dispatch ("set the last event ID string"), `''` before any `id` field. */
   readonly id: string;
-  /** Data over the size cap was left out: `data` is not the event's whole data and must not be read. */
+  /** Data over the size cap was left out: the data is not the event's whole data and must not be read. */
   readonly incomplete: boolean;
 }
 
@@ -56,43 +61,59 @@ export interface SseParser {
 const COLON = 0x3a;
 const SPACE = 0x20;
 const NUL = 0x00;
+const LF = 0x0a;
 const DATA = Buffer.from('data');
 const EVENT = Buffer.from('event');
 const ID = Buffer.from('id');
 const RETRY = Buffer.from('retry');
-const LF = Buffer.from('\n');
 const EMPTY = Buffer.alloc(0);
 
-function fieldIs(line: Buffer, nameEnd: number, name: Buffer): boolean {
-  if (nameEnd !== name.length) return false;
-  for (let i = 0; i < nameEnd; i += 1) if (line[i] !== name[i]) return false;
+function fieldIs(line: Buffer, start: number, nameEnd: number, name: Buffer): boolean {
+  if (nameEnd - start !== name.length) return false;
+  for (let i = 0; i < name.length; i += 1) if (line[start + i] !== name[i]) return false;
   return true;
 }
 
-function onlyAsciiDigits(value: Buffer): boolean {
-  if (value.length === 0) return false;
-  for (const byte of value) if (byte < 0x30 || byte > 0x39) return false;
+/** The first `byte` in `line[start, end)`, else `end`. A native search would run on past the line. */
+function indexWithin(line: Buffer, byte: number, start: number, end: number): number {
+  for (let i = start; i < end; i += 1) if (line[i] === byte) return i;
+  return end;
+}
+
+function onlyAsciiDigits(line: Buffer, start: number, end: number): boolean {
+  if (start === end) return false;
+  for (let i = start; i < end; i += 1) {
+    const byte = line[i] as number;
+    if (byte < 0x30 || byte > 0x39) return false;
+  }
   return true;
 }
 
 export function createSseParser(callbacks: SseCallbacks, options?: SseParserOptions): SseParser {
   const maxDataBytes = validateMaxLineBytes(options?.maxLineBytes);
 
-  // The three buffers of the algorithm; the data buffer is kept as pieces joined at dispatch.
+  // The buffers of the algorithm. The data buffer is its first `data` value as a range
+  // (`dataSource[dataStart, dataEnd)`), plus copies of any further values in `moreData`.
   let eventType = '';
-  let dataPieces: Buffer[] = [];
-  let dataBytes = 0; // bytes in dataPieces plus the LFs that will join them
-  let ownedPieces = 0; // dataPieces[0, ownedPieces) are copies; later ones may be views into a chunk
   let hasData = false; // "If the data buffer is an empty string": no data field since the last dispatch
+  let dataSource: Buffer = EMPTY;
+  let dataStart = 0;
+  let dataEnd = 0;
+  let dataOwned = true; // false while the first value is a range of the chunk being fed
+  let moreData: Buffer[] | undefined;
+  let dataBytes = 0; // all values plus the LFs that will join them
   let incomplete = false;
   let lastEventId = '';
 
   function clearEvent(): void {
     eventType = '';
-    dataPieces = [];
-    dataBytes = 0;
-    ownedPieces = 0;
     hasData = false;
+    dataSource = EMPTY;
+    dataStart = 0;
+    dataEnd = 0;
+    dataOwned = true;
+    moreData = undefined;
+    dataBytes = 0;
     incomplete = false;
   }
 
@@ -105,19 +126,29 @@ export function createSseParser(callbacks: SseCallbacks, options?: SseParserOpti
       return;
     }
     // "If the data buffer's last character is a U+000A LINE FEED (LF) character, then remove the
-    // last character": the pieces are joined with LF between them, never after the last one.
-    let data: Buffer;
-    if (incomplete || dataPieces.length === 0) data = EMPTY;
-    else if (dataPieces.length === 1) data = dataPieces[0] as Buffer;
-    else {
-      const parts: Buffer[] = [];
-      for (const piece of dataPieces) parts.push(piece, LF);
-      parts.pop();
-      data = Buffer.concat(parts, dataBytes);
+    // last character": the values are joined with LF between them, never after the last one.
+    let buffer = dataSource;
+    let start = dataStart;
+    let end = dataEnd;
+    if (incomplete) {
+      buffer = EMPTY;
+      start = 0;
+      end = 0;
+    } else if (moreData !== undefined) {
+      buffer = Buffer.allocUnsafe(dataBytes);
+      let at = dataSource.copy(buffer, 0, dataStart, dataEnd);
+      for (const value of moreData) {
+        buffer[at] = LF;
+        at += 1 + value.copy(buffer, at + 1);
+      }
+      start = 0;
+      end = dataBytes;
     }
     const event: ServerSentEvent = {
       type: eventType === '' ? 'message' : eventType,
-      data,
+      buffer,
+      start,
+      end,
       id: lastEventId,
       incomplete,
     };
@@ -125,55 +156,70 @@ export function createSseParser(callbacks: SseCallbacks, options?: SseParserOpti
     callbacks.onEvent(event);
   }
 
-  function appendData(value: Buffer): void {
+  function appendData(line: Buffer, start: number, end: number): void {
+    const first = !hasData;
     hasData = true;
     if (incomplete) return;
-    const bytes = dataBytes + (dataPieces.length > 0 ? 1 : 0) + value.length;
+    const bytes = dataBytes + (first ? 0 : 1) + (end - start);
     if (bytes > maxDataBytes) {
       incomplete = true;
-      dataPieces = [];
-      dataBytes = 0;
-      ownedPieces = 0;
+      dataSource = EMPTY;
+      moreData = undefined;
+      dataOwned = true;
       callbacks.onIssue?.({ type: 'event-too-long', bytes });
       return;
     }
-    dataPieces.push(value);
     dataBytes = bytes;
+    if (first) {
+      dataSource = line;
+      dataStart = start;
+      dataEnd = end;
+      dataOwned = false;
+    } else {
+      moreData ??= [];
+      moreData.push(Buffer.from(line.subarray(start, end)));
+    }
   }
 
-  function line(line: Buffer): void {
+  function line(line: Buffer, start: number, end: number): void {
     // "If the line is empty (a blank line): Dispatch the event."
-    if (line.length === 0) {
+    if (start === end) {
       dispatch();
       return;
     }
     // "If the line starts with a U+003A COLON character (:): Ignore the line." (a comment)
-    if (line[0] === COLON) return;
+    if (line[start] === COLON) return;
+    // `data:` and `event:` are nearly every line of an LLM stream: recognized byte by byte, without
+    // a search for the colon. Same rules as below.
+    if (line[start + 4] === COLON && fieldIs(line, start, start + 4, DATA)) {
+      appendData(line, line[start + 5] === SPACE ? start + 6 : start + 5, end);
+      return;
+    }
     // "If the line contains a U+003A COLON character: collect the characters on the line before the
     // first colon, and let field be that string; collect the characters on the line after the first
     // colon, and let value be that string. If value starts with a U+0020 SPACE character, remove it
     // from value." Otherwise: "using the whole line as the field name, and the empty string as the
     // field value."
-    const colon = line.indexOf(COLON);
-    const nameEnd = colon === -1 ? line.length : colon;
-    let valueStart = colon === -1 ? line.length : colon + 1;
-    if (line[valueStart] === SPACE) valueStart += 1;
-    const value = line.subarray(valueStart);
+    const colon = indexWithin(line, COLON, start, end);
+    let valueStart = colon === end ? end : colon + 1;
+    if (valueStart < end && line[valueStart] === SPACE) valueStart += 1;
 
     // "If the field name is 'data': Append the field value to the data buffer, then append a single
     // U+000A LINE FEED (LF) character to the data buffer."
-    if (fieldIs(line, nameEnd, DATA)) appendData(value);
+    if (fieldIs(line, start, colon, DATA)) appendData(line, valueStart, end);
     // "If the field name is 'event': Set the event type buffer to field value."
-    else if (fieldIs(line, nameEnd, EVENT)) eventType = value.toString('utf8');
+    else if (fieldIs(line, start, colon, EVENT)) eventType = line.toString('utf8', valueStart, end);
     // "If the field name is 'id': If the field value does not contain U+0000 NULL, then set the last
     // event ID buffer to the field value. Otherwise, ignore the field."
-    else if (fieldIs(line, nameEnd, ID)) {
-      if (value.indexOf(NUL) === -1) lastEventId = value.toString('utf8');
+    else if (fieldIs(line, start, colon, ID)) {
+      if (indexWithin(line, NUL, valueStart, end) === end)
+        lastEventId = line.toString('utf8', valueStart, end);
     }
     // "If the field name is 'retry': If the field value consists of only ASCII digits, then interpret
     // the field value as an integer in base ten [and set the reconnection time]. Otherwise, ignore."
-    else if (fieldIs(line, nameEnd, RETRY)) {
-      if (onlyAsciiDigits(value)) callbacks.onRetry?.(Number(value.toString('latin1')));
+    else if (fieldIs(line, start, colon, RETRY)) {
+      if (onlyAsciiDigits(line, valueStart, end))
+        callbacks.onRetry?.(Number(line.toString('latin1', valueStart, end)));
     }
     // "Otherwise: The field is ignored."
   }
@@ -181,12 +227,12 @@ export function createSseParser(callbacks: SseCallbacks, options?: SseParserOpti
   function oversizedLine(head: Buffer, bytes: number): void {
     callbacks.onIssue?.({ type: 'line-too-long', bytes });
     // A skipped data line still made the event non-empty; its data can no longer be read whole.
-    if (head.length > DATA.length && fieldIs(head, DATA.length, DATA) && head[DATA.length] === COLON) {
+    if (head[DATA.length] === COLON && fieldIs(head, 0, DATA.length, DATA)) {
       hasData = true;
       incomplete = true;
-      dataPieces = [];
-      dataBytes = 0;
-      ownedPieces = 0;
+      dataSource = EMPTY;
+      moreData = undefined;
+      dataOwned = true;
     }
   }
 
@@ -194,10 +240,13 @@ export function createSseParser(callbacks: SseCallbacks, options?: SseParserOpti
 
   function feed(chunk: Uint8Array): void {
     splitter.feed(chunk);
-    // An event may wait for its blank line in a later chunk: its data must not stay a view into this
+    // An event may wait for its blank line in a later chunk: its data must not stay a range of this
     // one, which belongs to the application.
-    for (; ownedPieces < dataPieces.length; ownedPieces += 1) {
-      dataPieces[ownedPieces] = Buffer.from(dataPieces[ownedPieces] as Buffer);
+    if (!dataOwned) {
+      dataSource = Buffer.from(dataSource.subarray(dataStart, dataEnd));
+      dataStart = 0;
+      dataEnd = dataSource.length;
+      dataOwned = true;
     }
   }
 

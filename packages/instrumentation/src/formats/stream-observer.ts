@@ -18,7 +18,12 @@ export type FormatName =
 export interface StreamObserver {
   /** One non-empty SSE event or NDJSON line was completed (the first one is t3). */
   event(): void;
-  /** The first time each kind of effective output appears (the first call is t4; `text` is t5). */
+  /**
+   * The first time each kind of effective output appears (the first call is t4; `text` is t5), up to
+   * and including the first text. After the first text — the last milestone — a kind seen for the
+   * first time would change no milestone, so detectors stop looking for output: from then on they
+   * read only what can still matter, the terminal event, usage and errors.
+   */
   output(kind: OutputKind): void;
   /** Token counts from the stream's own usage report; may repeat, the last defined value wins. */
   usage(inputTokens: number | undefined, outputTokens: number | undefined): void;
@@ -37,7 +42,11 @@ export interface StreamObserver {
 }
 
 export interface StreamDetector {
-  /** Bytes exactly as they arrived; keeps at most the incomplete line between calls. Never throws. */
+  /**
+   * Bytes exactly as they arrived; keeps at most the incomplete line (and an SSE event waiting for its
+   * blank line) between calls. Never throws of its own; an exception thrown by the observer goes
+   * through to the caller.
+   */
   feed(chunk: Uint8Array): void;
   /**
    * The body ended (call it before judging `truncated`): an NDJSON last line without its newline is

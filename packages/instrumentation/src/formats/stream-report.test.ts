@@ -24,19 +24,33 @@ describe('sanitizeErrorType', () => {
 });
 
 describe('createStreamReport', () => {
-  it('reports each output kind and the terminal event once', () => {
+  it('reports each output kind once, up to the first text, and the terminal event once', () => {
     const observer = new RecordingObserver();
     const report = createStreamReport(observer);
     report.output('reasoning');
-    report.output('text');
-    report.output('reasoning');
     report.output('tool_call');
+    report.output('reasoning');
+    assert.equal(report.has('text'), false);
+    report.output('text');
     report.output('text');
     report.terminal();
     report.terminal();
-    assert.deepEqual(observer.calls, ['output reasoning', 'output text', 'output tool_call', 'terminal']);
-    assert.equal(report.has('text'), true);
+    assert.deepEqual(observer.calls, ['output reasoning', 'output tool_call', 'output text', 'terminal']);
     assert.equal(report.terminated, true);
+  });
+
+  it('stops looking for output after the first text, the last milestone', () => {
+    const observer = new RecordingObserver();
+    const report = createStreamReport(observer);
+    const masks = { text: 1, reasoning: 2, tool_call: 4 };
+    assert.equal(report.unseen(masks), 7);
+    report.output('reasoning');
+    assert.equal(report.unseen(masks), 5);
+    report.output('text');
+    assert.equal(report.unseen(masks), 0);
+    assert.equal(report.has('tool_call'), true);
+    report.output('tool_call');
+    assert.deepEqual(observer.calls, ['output reasoning', 'output text']);
   });
 
   it('passes on token counts only when they are counts', () => {

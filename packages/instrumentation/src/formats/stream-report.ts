@@ -35,10 +35,12 @@ export function sanitizeErrorType(value: unknown): string {
 
 export interface StreamReport {
   event(): void;
-  /** Reports `kind` the first time only. */
+  /** Reports `kind` the first time only, and nothing once text was reported (the last milestone). */
   output(kind: OutputKind): void;
-  /** Whether `kind` was reported: once it was, detectors stop looking for it. */
+  /** Whether `kind` is no longer worth looking for: reported, or text was. */
   has(kind: OutputKind): boolean;
+  /** The union of the masks of the kinds still worth looking for: none once text was reported. */
+  unseen(masks: Readonly<Record<OutputKind, number>>): number;
   usage(inputTokens: unknown, outputTokens: unknown): void;
   /** Reports the terminal event the first time only. */
   terminal(): void;
@@ -58,6 +60,7 @@ export function createStreamReport(observer: StreamObserver): StreamReport {
       observer.event();
     },
     output(kind) {
+      if (text) return;
       if (kind === 'text') {
         if (text) return;
         text = true;
@@ -71,7 +74,11 @@ export function createStreamReport(observer: StreamObserver): StreamReport {
       observer.output(kind);
     },
     has(kind) {
-      return kind === 'text' ? text : kind === 'reasoning' ? reasoning : toolCall;
+      return text || (kind === 'reasoning' ? reasoning : kind === 'tool_call' ? toolCall : false);
+    },
+    unseen(masks) {
+      if (text) return 0;
+      return masks.text | (reasoning ? 0 : masks.reasoning) | (toolCall ? 0 : masks.tool_call);
     },
     usage(inputTokens, outputTokens) {
       const input = tokenCount(inputTokens);
