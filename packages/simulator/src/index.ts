@@ -2,6 +2,14 @@ export { type AnthropicWriterOptions, anthropicErrorReply, anthropicWriter } fro
 export { type DueTimer, runAt } from './due-timer.ts';
 export { exampleScript } from './example-script.ts';
 export { type GeminiWriterOptions, geminiErrorReply, geminiWriter } from './gemini-writer.ts';
+export { DEFAULT_KNOBS, LaneKnobError, type LaneKnobs, laneKnobs } from './lane-knobs.ts';
+export {
+  isProfileName,
+  type LaneProfile,
+  laneProfile,
+  PROFILE_NAMES,
+  type ProfileName,
+} from './lane-profiles.ts';
 export { ollamaErrorReply, ollamaWriter } from './ollama-writer.ts';
 export {
   OPENROUTER_DIALECT,
