@@ -1,5 +1,9 @@
 import { type ExplicitHistogram, subtractExplicit } from '../histogram/explicit-histogram.ts';
-import type { ExponentialHistogram } from '../histogram/exponential-histogram.ts';
+import {
+  cloneHistogram,
+  copyHistogramInto,
+  type ExponentialHistogram,
+} from '../histogram/exponential-histogram.ts';
 import { subtractHistogram } from '../histogram/subtract.ts';
 import type { HistogramPoint } from '../otlp/histogram-point.ts';
 
@@ -55,6 +59,19 @@ function subtract(current: PointData, previous: PointData): PointData | undefine
   return undefined; // the stream changed aggregation: a reset
 }
 
+/** A copy of `data` for the stream state, reusing the arrays of `previous` where it can. */
+function keep(data: PointData, previous: PointData | undefined): PointData {
+  if (data.kind === 'exponential') {
+    if (previous?.kind === 'exponential') {
+      copyHistogramInto(previous.histogram, data.histogram);
+      return previous;
+    }
+    return { kind: 'exponential', histogram: cloneHistogram(data.histogram) };
+  }
+  const h = data.histogram;
+  return { kind: 'explicit', histogram: { ...h, bounds: h.bounds.slice(), counts: h.counts.slice() } };
+}
+
 function isEmpty(data: PointData): boolean {
   return (data.histogram as ExponentialHistogram | ExplicitHistogram).count === 0;
 }
@@ -91,7 +108,12 @@ export class StreamDeltas {
         this.evictStale(now);
         if (this.#streams.size >= this.#maxStreams) return REFUSED;
       }
-      this.#streams.set(point.stream, { ...this.#stateOf(point), seenMs: now });
+      this.#streams.set(point.stream, {
+        startTimeMs: point.startTimeMs,
+        timeMs: point.timeMs,
+        data: keep(point.data, undefined),
+        seenMs: now,
+      });
       const recent = point.startTimeMs > 0 && point.startTimeMs >= now - this.#windowMs;
       if (recent) this.counters.firstPoints++;
       else this.counters.baselines++;
@@ -104,16 +126,14 @@ export class StreamDeltas {
     }
     const restarted = point.startTimeMs !== state.startTimeMs;
     const delta = restarted ? undefined : subtract(point.data, state.data);
-    Object.assign(state, this.#stateOf(point));
+    state.startTimeMs = point.startTimeMs;
+    state.timeMs = point.timeMs;
+    state.data = keep(point.data, state.data);
     if (delta === undefined) {
       this.counters.resets++;
       return isEmpty(point.data) ? NONE : { kind: 'new', data: point.data };
     }
     return isEmpty(delta) ? NONE : { kind: 'new', data: delta };
-  }
-
-  #stateOf(point: HistogramPoint): Omit<StreamState, 'seenMs'> {
-    return { startTimeMs: point.startTimeMs, timeMs: point.timeMs, data: point.data };
   }
 
   /** Forgets streams not heard from within the time-to-live. */

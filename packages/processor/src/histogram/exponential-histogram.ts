@@ -48,6 +48,31 @@ export function cloneHistogram(h: ExponentialHistogram): ExponentialHistogram {
   };
 }
 
+function copyCounts(into: number[], from: readonly number[]): number[] {
+  if (into.length !== from.length) return from.slice();
+  for (let i = 0; i < from.length; i++) into[i] = from[i] as number;
+  return into;
+}
+
+/**
+ * Makes `target` equal to `source`, reusing `target`'s bucket arrays when they have the right
+ * length. For state kept across requests: copying into long-lived arrays lets the decoded ones die
+ * young instead of being promoted and collected later at a higher cost.
+ */
+export function copyHistogramInto(target: ExponentialHistogram, source: ExponentialHistogram): void {
+  target.scale = source.scale;
+  target.count = source.count;
+  target.sum = source.sum;
+  target.min = source.min;
+  target.max = source.max;
+  target.zeroCount = source.zeroCount;
+  target.zeroThreshold = source.zeroThreshold;
+  target.positive.offset = source.positive.offset;
+  target.positive.counts = copyCounts(target.positive.counts, source.positive.counts);
+  target.negative.offset = source.negative.offset;
+  target.negative.counts = copyCounts(target.negative.counts, source.negative.counts);
+}
+
 /** Index of the first and last non-zero bucket, or `undefined` when every count is zero. */
 export function occupiedRange(b: Buckets): { first: number; last: number } | undefined {
   const counts = b.counts;

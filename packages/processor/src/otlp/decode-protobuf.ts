@@ -1,3 +1,4 @@
+import { CountReader } from './count-reader.ts';
 import { OtlpDecodeError } from './decode-error.ts';
 import type { DecodedRequest } from './decoded-request.ts';
 import { emptyBatch, type MetricsBatch } from './histogram-point.ts';
@@ -12,7 +13,8 @@ import { type MetricFilter, readRequestPoints } from './read-points.ts';
 export function decodeProtobufRequest(body: Uint8Array, wanted?: MetricFilter): MetricsBatch {
   let request: DecodedRequest;
   try {
-    request = exportMetricsServiceRequest.decode(body) as DecodedRequest;
+    const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    request = exportMetricsServiceRequest.decode(new CountReader(bytes)) as DecodedRequest;
   } catch (error) {
     throw new OtlpDecodeError(
       `body is not a protobuf ExportMetricsServiceRequest: ${error instanceof Error ? error.message : String(error)}`,

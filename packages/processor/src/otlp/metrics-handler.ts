@@ -25,6 +25,8 @@ export interface MetricsHandlerOptions {
   readonly bearerToken?: string;
   /** Told about unexpected failures (answered with 500); never about a client's bad request. */
   readonly onError?: (error: unknown) => void;
+  /** Told, for every request decoded, how many of its points were taken and how many rejected. */
+  readonly onPoints?: (accepted: number, rejected: number) => void;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -97,6 +99,7 @@ export function createMetricsHandler(options: MetricsHandlerOptions): MetricsHan
           ? decodeProtobufRequest(body, options.accepts)
           : decodeJsonRequest(body.toString('utf8'), options.accepts);
       const taken = batch.points.length > 0 ? options.ingest(batch) : { rejected: 0, errors: [] };
+      options.onPoints?.(batch.points.length - taken.rejected, batch.rejected + taken.rejected);
       const errors = [...batch.errors, ...taken.errors].slice(0, MAX_ERROR_MESSAGES);
       send(res, 200, successResponse(encoding, batch.rejected + taken.rejected, errors.join('; ')));
     } catch (error) {

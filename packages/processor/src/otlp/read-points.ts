@@ -40,11 +40,19 @@ export function attributesOf(list: DecodedKeyValue[] | undefined): Record<string
   return out;
 }
 
-/** Canonical text of an attribute set: sorted keys, typed values. */
+/**
+ * Canonical text of an attribute set: sorted keys, typed values, separated by control characters
+ * (attribute keys and values are UTF-8 text in practice; a key containing U+0000 or U+0001 could
+ * collide with another set, which costs nothing worse than two streams sharing deltas).
+ */
 export function attributeKey(attributes: Readonly<Record<string, AttributeValue>>): string {
-  const keys = Object.keys(attributes).sort();
+  const keys = Object.keys(attributes);
+  if (keys.length > 1) keys.sort();
   let key = '';
-  for (const k of keys) key += `${JSON.stringify(k)}=${JSON.stringify(attributes[k])};`;
+  for (const k of keys) {
+    const v = attributes[k];
+    key += `${k}\u0000${typeof v === 'string' ? 's' : typeof v === 'number' ? 'n' : 'b'}${v}\u0001`;
+  }
   return key;
 }
 
@@ -178,7 +186,7 @@ export function readMetricPoints(
     );
     return;
   }
-  const metricPrefix = `${streamPrefix}${JSON.stringify(name)}|`;
+  const metricPrefix = `${streamPrefix}${name}\u0002`;
   for (let i = 0; i < points.length; i++) {
     const p = points[i] as DecodedDataPoint;
     if (((p.flags ?? 0) & NO_RECORDED_VALUE) !== 0) continue;
@@ -210,11 +218,11 @@ export function readMetricPoints(
 }
 
 export function resourcePrefix(resourceAttributes: DecodedKeyValue[] | undefined): string {
-  return `${attributeKey(attributesOf(resourceAttributes))}|`;
+  return `${attributeKey(attributesOf(resourceAttributes))}\u0002`;
 }
 
 export function scopePrefix(scope: { name?: string; version?: string } | null | undefined): string {
-  return `${JSON.stringify(scope?.name ?? '')}@${JSON.stringify(scope?.version ?? '')}|`;
+  return `${scope?.name ?? ''}\u0000${scope?.version ?? ''}\u0002`;
 }
 
 /** Reads every wanted histogram point of a whole decoded request into `batch`. */

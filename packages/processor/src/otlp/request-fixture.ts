@@ -57,25 +57,37 @@ export function exponentialPointJson(p: FixturePoint) {
   };
 }
 
-/** One ResourceMetrics per distinct resource, one metric entry per fixture metric. */
-export function exportRequestJson(metrics: readonly FixtureMetric[]) {
+function metricJson(m: FixtureMetric) {
   return {
-    resourceMetrics: metrics.map((m) => ({
-      resource: { attributes: keyValues(m.resource), droppedAttributesCount: 0 },
+    name: m.name,
+    description: '',
+    unit: 's',
+    exponentialHistogram: {
+      aggregationTemporality: m.temporality === 'delta' ? 1 : 2,
+      dataPoints: m.points.map(exponentialPointJson),
+    },
+  };
+}
+
+/**
+ * One ResourceMetrics per distinct resource (in order of first appearance), each with one scope
+ * holding its metrics — how an SDK groups one export.
+ */
+export function exportRequestJson(metrics: readonly FixtureMetric[]) {
+  const byResource = new Map<string, FixtureMetric[]>();
+  for (const m of metrics) {
+    const key = JSON.stringify(m.resource);
+    const list = byResource.get(key);
+    if (list === undefined) byResource.set(key, [m]);
+    else list.push(m);
+  }
+  return {
+    resourceMetrics: [...byResource.values()].map((group) => ({
+      resource: { attributes: keyValues((group[0] as FixtureMetric).resource), droppedAttributesCount: 0 },
       scopeMetrics: [
         {
           scope: { name: '@lanewatch/instrumentation', version: '0.1.0' },
-          metrics: [
-            {
-              name: m.name,
-              description: '',
-              unit: 's',
-              exponentialHistogram: {
-                aggregationTemporality: m.temporality === 'delta' ? 1 : 2,
-                dataPoints: m.points.map(exponentialPointJson),
-              },
-            },
-          ],
+          metrics: group.map(metricJson),
         },
       ],
     })),
