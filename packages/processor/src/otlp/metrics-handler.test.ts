@@ -177,3 +177,20 @@ describe('POST /v1/metrics', () => {
     assert.deepEqual(JSON.parse(text(res.body)), {});
   });
 });
+
+describe('a client that goes away mid-body', () => {
+  it('costs nothing and leaves the receiver serving', async () => {
+    const { request: httpRequest } = await import('node:http');
+    const req = httpRequest(url, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/x-protobuf', 'content-length': '1000' },
+    });
+    req.on('error', () => {});
+    req.write(Buffer.alloc(100));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    req.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const res = await post(JSON.stringify(request), { 'content-type': 'application/json' });
+    assert.equal(res.status, 200);
+  });
+});

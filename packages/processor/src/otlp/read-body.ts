@@ -68,14 +68,21 @@ function readRaw(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
       cleanup();
       reject(new BodyError(400, `request body could not be read: ${error.message}`));
     };
+    // A client that goes away mid-body closes the request without 'end' (and not always with 'error').
+    const onClose = () => {
+      cleanup();
+      reject(new BodyError(400, 'request body ended before it was complete'));
+    };
     const cleanup = () => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
+      req.off('close', onClose);
     };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
+    req.on('close', onClose);
   });
 }
 
