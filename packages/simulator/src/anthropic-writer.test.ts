@@ -111,6 +111,19 @@ describe('anthropic writer: the official @anthropic-ai/sdk reads it', () => {
     assert.equal(message.usage.output_tokens, 17);
   });
 
+  test('without stream: a whole message, tool input as an object', async () => {
+    next = exampleScript({ delayMs: 1, headersDelayMs: 1 });
+    const message = await client.messages.create({ model: 'claude-sim', max_tokens: 100, messages: [] });
+    assert.deepEqual(
+      message.content.map((block) => block.type),
+      ['thinking', 'tool_use', 'text'],
+    );
+    const tool = message.content[1];
+    assert.ok(tool?.type === 'tool_use');
+    assert.deepEqual(tool.input, { city: 'Paris', unit: 'celsius' });
+    assert.equal(message.usage.output_tokens, 17);
+  });
+
   test('an in-stream overloaded_error surfaces as an APIError of that type', async () => {
     next = {
       kind: 'stream',

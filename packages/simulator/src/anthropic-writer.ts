@@ -6,8 +6,15 @@ import {
   type StreamScript,
   scriptUsage,
 } from './script.ts';
+import { type ContentBlock, contentOf } from './script-content.ts';
 import { type LineEnding, sseEvent } from './sse.ts';
-import { type HttpReply, retryHeaders, type WireWriter, type WriteContext } from './wire-format.ts';
+import {
+  type HttpReply,
+  retryHeaders,
+  type WireWriter,
+  type WriteContext,
+  wholeCallArguments,
+} from './wire-format.ts';
 
 /**
  * Anthropic Messages streaming (`POST /v1/messages`, `stream: true`): `message_start`, then per
@@ -47,6 +54,46 @@ export function anthropicWriter(options: AnthropicWriterOptions = {}): WireWrite
       'request-id': `req_${context.id}`,
     }),
     render: (script, context) => renderAnthropic(script, context, eol),
+    complete(script, context) {
+      const { blocks, finish } = contentOf(script);
+      const usage = scriptUsage(script);
+      const blockOf = (block: ContentBlock, index: number): object => {
+        switch (block.kind) {
+          case 'reasoning':
+            return { type: 'thinking', thinking: block.text, signature: `sig_${context.id}_${index}` };
+          case 'text':
+            return { type: 'text', text: block.text };
+          case 'tool-call':
+            return {
+              type: 'tool_use',
+              id: `toolu_${context.id}_${block.call}`,
+              name: block.name,
+              input: wholeCallArguments(block.args, block.call, 'anthropic'),
+            };
+        }
+      };
+      const content = blocks.map(blockOf);
+      const body = {
+        id: `msg_${context.id}`,
+        type: 'message',
+        role: 'assistant',
+        model: context.model,
+        content,
+        stop_reason: STOP_REASON[finish ?? 'stop'],
+        stop_sequence: null,
+        usage: {
+          input_tokens: usage.inputTokens,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+          output_tokens: usage.outputTokens,
+        },
+      };
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json', 'request-id': `req_${context.id}` },
+        body: JSON.stringify(body),
+      };
+    },
     errorReply: anthropicErrorReply,
   };
 }

@@ -143,6 +143,20 @@ describe('gemini writer: served like the API', () => {
     });
   });
 
+  test('generateContent answers whole: every part, the finishReason and the usage in one response', async () => {
+    next = exampleScript({ delayMs: 1, headersDelayMs: 1 });
+    const response = await call('generateContent');
+    assert.equal(response.status, 200);
+    const body = (await response.json()) as GeminiResponse;
+    assert.deepEqual(parts(body), [
+      { text: 'The user wants the weather. Call the tool.', thought: true },
+      { functionCall: { name: 'get_weather', args: { city: 'Paris', unit: 'celsius' } } },
+      { text: 'It is sunny in Paris.' },
+    ]);
+    assert.equal(body.candidates?.[0]?.finishReason, 'STOP');
+    assert.equal(body.usageMetadata?.totalTokenCount, 59);
+  });
+
   test('without alt=sse the simulator refuses plainly instead of inventing the JSON-array stream', async () => {
     const response = await call('streamGenerateContent');
     assert.equal(response.status, 400);

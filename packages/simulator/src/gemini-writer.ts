@@ -5,7 +5,9 @@ import {
   type ProviderErrorType,
   type StreamScript,
   scriptUsage,
+  type Usage,
 } from './script.ts';
+import { contentOf } from './script-content.ts';
 import { type LineEnding, sseEvent } from './sse.ts';
 import {
   type HttpReply,
@@ -46,6 +48,34 @@ export function geminiWriter(options: GeminiWriterOptions = {}): WireWriter {
     format: 'gemini',
     streamHeaders: () => ({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }),
     render: (script, context) => renderGemini(script, context, eol),
+    complete(script, context) {
+      const { blocks, finish } = contentOf(script);
+      const parts = blocks.map((block) =>
+        block.kind === 'reasoning'
+          ? { text: block.text, thought: true }
+          : block.kind === 'text'
+            ? { text: block.text }
+            : {
+                functionCall: {
+                  name: block.name,
+                  args: wholeCallArguments(block.args, block.call, 'gemini'),
+                },
+              },
+      );
+      const body = {
+        candidates: [
+          { content: { parts, role: 'model' }, finishReason: FINISH_REASON[finish ?? 'stop'], index: 0 },
+        ],
+        usageMetadata: fullUsage(scriptUsage(script)),
+        modelVersion: context.model,
+        responseId: context.id,
+      };
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json; charset=UTF-8' },
+        body: JSON.stringify(body),
+      };
+    },
     errorReply: geminiErrorReply,
   };
 }
@@ -87,12 +117,7 @@ function renderGemini(script: StreamScript, context: WriteContext, eol: LineEndi
       case 'finish':
         return chunk(
           { ...content({ text: '' }), finishReason: FINISH_REASON[piece.reason] },
-          {
-            promptTokenCount: usage.inputTokens,
-            candidatesTokenCount: usage.outputTokens - (usage.reasoningTokens ?? 0),
-            totalTokenCount: usage.inputTokens + usage.outputTokens,
-            ...(usage.reasoningTokens ? { thoughtsTokenCount: usage.reasoningTokens } : {}),
-          },
+          fullUsage(usage),
         );
       case 'error':
         return sseEvent(JSON.stringify(geminiError(STREAM_ERROR[piece.errorType], piece.message)), eol);
@@ -159,4 +184,14 @@ function rpcStatusFor(status: number): [string, string] {
         ? ['INTERNAL', 'An internal error has occurred.']
         : ['FAILED_PRECONDITION', 'Precondition check failed.'];
   }
+}
+
+/** `usageMetadata` as the last chunk (or a whole response) reports it; thoughts are counted apart. */
+function fullUsage(usage: Usage): object {
+  return {
+    promptTokenCount: usage.inputTokens,
+    candidatesTokenCount: usage.outputTokens - (usage.reasoningTokens ?? 0),
+    totalTokenCount: usage.inputTokens + usage.outputTokens,
+    ...(usage.reasoningTokens ? { thoughtsTokenCount: usage.reasoningTokens } : {}),
+  };
 }

@@ -34,6 +34,11 @@ describe('milestones', () => {
       },
     );
     assert.deepEqual(scheduledMilestones({ kind: 'no-answer' }, writers.anthropic, CONTEXT), {});
+    // Without streaming, headers and body leave together when the last piece would have.
+    assert.deepEqual(scheduledMilestones(script, writers['openai-chat'], CONTEXT, { stream: false }), {
+      headers: 110,
+      end: 110,
+    });
   });
 
   test('sent milestones are on the client’s clock: the client sees each one after the server sent it', async () => {

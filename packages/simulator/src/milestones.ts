@@ -1,5 +1,6 @@
 import type { RequestRecord } from './provider-server.ts';
 import { OUTPUT_KINDS, type PieceKind, type Script, scheduleOf } from './script.ts';
+import { wholeReply } from './whole-reply.ts';
 import type { WireWriter, WriteContext } from './wire-format.ts';
 
 /**
@@ -11,12 +12,29 @@ import type { WireWriter, WriteContext } from './wire-format.ts';
 export type Milestone = 'headers' | 'first_chunk' | 'first_output' | 'first_text' | 'end';
 export type Milestones = Partial<Record<Milestone, number>>;
 
-/** When each milestone is due, in ms from the request's arrival, for a script played in a format. */
-export function scheduledMilestones(script: Script, writer: WireWriter, context: WriteContext): Milestones {
+/**
+ * When each milestone is due, in ms from the request's arrival, for a script played in a format;
+ * `stream: false` for a non-streaming call, which gets its headers and whole body at once.
+ */
+export function scheduledMilestones(
+  script: Script,
+  writer: WireWriter,
+  context: WriteContext,
+  options: { stream?: boolean } = {},
+): Milestones {
+  if (script.kind === 'stream' && options.stream === false) {
+    const whole = wholeReply(script, writer, context);
+    return whole.kind === 'reply'
+      ? { headers: whole.atMs, end: whole.atMs }
+      : whole.kind === 'reset'
+        ? { end: whole.atMs }
+        : {};
+  }
   switch (script.kind) {
     case 'no-answer':
-    case 'reset':
       return {};
+    case 'reset':
+      return { end: script.delayMs };
     case 'error':
       return { headers: script.headersDelayMs, end: script.headersDelayMs };
     case 'stream': {

@@ -97,6 +97,20 @@ describe('ollama writer: served like the API', () => {
     assert.equal(lines.at(-1)?.done, true);
   });
 
+  test('"stream": false answers with one object: the whole message and the counts', async () => {
+    next = exampleScript({ delayMs: 1, headersDelayMs: 1 });
+    const response = await fetch(`${server.url}/api/chat`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'llama-sim', stream: false, messages: [] }),
+    });
+    const body = (await response.json()) as OllamaLine;
+    assert.equal(body.done, true);
+    assert.equal(body.message?.content, 'It is sunny in Paris.');
+    assert.equal(body.message?.thinking, 'The user wants the weather. Call the tool.');
+    assert.equal(body.message?.tool_calls?.length, 1);
+    assert.equal(body.eval_count, 17);
+  });
+
   test('an in-stream error is an {"error": …} line', async () => {
     next = {
       kind: 'stream',

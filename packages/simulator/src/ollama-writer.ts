@@ -8,6 +8,7 @@ import {
   scheduleOf,
   scriptUsage,
 } from './script.ts';
+import { contentOf } from './script-content.ts';
 import {
   type HttpReply,
   lastFragmentOfEachCall,
@@ -40,6 +41,48 @@ export function ollamaWriter(): WireWriter {
     format: 'ollama',
     streamHeaders: () => ({ 'content-type': 'application/x-ndjson' }),
     render: renderOllama,
+    complete(script, context) {
+      const chat = context.endpoint !== 'generate';
+      const { blocks, finish } = contentOf(script);
+      const joined = (kind: 'text' | 'reasoning') =>
+        blocks.map((block) => (block.kind === kind ? block.text : '')).join('');
+      const thinking = joined('reasoning');
+      const calls = blocks.flatMap((block) =>
+        block.kind === 'tool-call'
+          ? [
+              {
+                function: {
+                  name: block.name,
+                  arguments: wholeCallArguments(block.args, block.call, 'ollama'),
+                },
+              },
+            ]
+          : [],
+      );
+      const { piecesAtMs, headersAtMs } = scheduleOf(script);
+      const endMs = piecesAtMs.at(-1) ?? headersAtMs;
+      const answer = chat
+        ? {
+            message: {
+              role: 'assistant',
+              content: joined('text'),
+              ...(thinking ? { thinking } : {}),
+              ...(calls.length > 0 ? { tool_calls: calls } : {}),
+            },
+          }
+        : { response: joined('text'), ...(thinking ? { thinking } : {}) };
+      const body = {
+        model: context.model,
+        created_at: new Date(context.createdAtMs + endMs).toISOString(),
+        ...answer,
+        ...doneFields(script, finish ?? 'stop', endMs, chat),
+      };
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: JSON.stringify(body),
+      };
+    },
     errorReply: ollamaErrorReply,
   };
 }
@@ -48,12 +91,9 @@ const NS_PER_MS = 1_000_000;
 
 function renderOllama(script: StreamScript, context: WriteContext): string[] {
   const chat = context.endpoint !== 'generate';
-  const usage = scriptUsage(script);
-  const { headersAtMs, piecesAtMs } = scheduleOf(script);
+  const { piecesAtMs } = scheduleOf(script);
   const lastFragment = lastFragmentOfEachCall(script);
   const args = new Map<number, string>();
-  const firstOutput = script.pieces.findIndex((piece) => OUTPUT_KINDS.has(piece.kind));
-  const firstOutputAtMs = firstOutput === -1 ? headersAtMs : (piecesAtMs[firstOutput] ?? headersAtMs);
 
   const line = (index: number, body: object) =>
     `${JSON.stringify({
@@ -88,18 +128,7 @@ function renderOllama(script: StreamScript, context: WriteContext): string[] {
         return line(index, { ...message({ tool_calls: [call] }), done: false });
       }
       case 'finish': {
-        const atMs = piecesAtMs[index] ?? 0;
-        const counts = {
-          done: true,
-          done_reason: DONE_REASON[piece.reason],
-          ...(chat ? {} : { context: [1, 2, 3] }),
-          total_duration: Math.round(atMs * NS_PER_MS),
-          load_duration: 0,
-          prompt_eval_count: usage.inputTokens,
-          prompt_eval_duration: Math.round(firstOutputAtMs * NS_PER_MS),
-          eval_count: usage.outputTokens,
-          eval_duration: Math.round(Math.max(0, atMs - firstOutputAtMs) * NS_PER_MS),
-        };
+        const counts = doneFields(script, piece.reason, piecesAtMs[index] ?? 0, chat);
         return line(index, chat ? { ...message({}), ...counts } : { response: '', ...counts });
       }
       case 'error':
@@ -133,5 +162,24 @@ export function ollamaErrorReply(script: ErrorScript, _context: WriteContext): H
     status: script.status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...retryHeaders(script) },
     body: JSON.stringify({ error: message }),
+  };
+}
+
+/** The last line's fields: why it stopped, the counts, and durations in nanoseconds from the schedule. */
+function doneFields(script: StreamScript, reason: FinishReason, atMs: number, chat: boolean): object {
+  const usage = scriptUsage(script);
+  const { headersAtMs, piecesAtMs } = scheduleOf(script);
+  const firstOutput = script.pieces.findIndex((piece) => OUTPUT_KINDS.has(piece.kind));
+  const firstOutputAtMs = firstOutput === -1 ? headersAtMs : (piecesAtMs[firstOutput] ?? headersAtMs);
+  return {
+    done: true,
+    done_reason: DONE_REASON[reason],
+    ...(chat ? {} : { context: [1, 2, 3] }),
+    total_duration: Math.round(atMs * NS_PER_MS),
+    load_duration: 0,
+    prompt_eval_count: usage.inputTokens,
+    prompt_eval_duration: Math.round(firstOutputAtMs * NS_PER_MS),
+    eval_count: usage.outputTokens,
+    eval_duration: Math.round(Math.max(0, atMs - firstOutputAtMs) * NS_PER_MS),
   };
 }

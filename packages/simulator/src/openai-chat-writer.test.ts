@@ -187,6 +187,18 @@ describe('openai-chat writer: the official openai SDK reads it', () => {
     }
   });
 
+  test('without stream: a whole chat.completion with the tool call and usage', async () => {
+    next = exampleScript({ delayMs: 1, headersDelayMs: 1 });
+    const completion = await client.chat.completions.create({ model: 'gpt-sim', messages: [] });
+    const choice = completion.choices[0];
+    assert.equal(choice?.message.content, 'It is sunny in Paris.');
+    assert.equal(choice?.finish_reason, 'stop');
+    const call = choice?.message.tool_calls?.[0];
+    assert.ok(call?.type === 'function');
+    assert.deepEqual(JSON.parse(call.function.arguments), { city: 'Paris', unit: 'celsius' });
+    assert.equal(completion.usage?.total_tokens, 59);
+  });
+
   test('401 is an AuthenticationError', async () => {
     next = { kind: 'error', status: 401, headersDelayMs: 0 };
     await assert.rejects(

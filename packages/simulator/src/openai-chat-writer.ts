@@ -4,7 +4,9 @@ import {
   type Piece,
   type ProviderErrorType,
   scriptUsage,
+  type Usage,
 } from './script.ts';
+import { contentOf } from './script-content.ts';
 import { type LineEnding, sseComment, sseEvent } from './sse.ts';
 import { type HttpReply, retryHeaders, type WireWriter, type WriteContext } from './wire-format.ts';
 
@@ -118,19 +120,8 @@ export function openaiChatWriter(options: OpenAIChatWriterOptions = {}): WireWri
             return chunk({}, FINISH[piece.reason]);
           case 'usage': {
             if (!includeUsage) return '';
-            const usage = scriptUsage(script);
             return sseEvent(
-              JSON.stringify({
-                ...head,
-                choices: [],
-                usage: {
-                  prompt_tokens: usage.inputTokens,
-                  completion_tokens: usage.outputTokens,
-                  total_tokens: usage.inputTokens + usage.outputTokens,
-                  prompt_tokens_details: { cached_tokens: 0 },
-                  completion_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
-                },
-              }),
+              JSON.stringify({ ...head, choices: [], usage: chatUsage(scriptUsage(script)) }),
               eol,
             );
           }
@@ -159,7 +150,62 @@ export function openaiChatWriter(options: OpenAIChatWriterOptions = {}): WireWri
       };
       return script.pieces.map(write);
     },
+    complete(script, context) {
+      const { blocks, finish } = contentOf(script);
+      const joined = (kind: 'text' | 'reasoning') =>
+        blocks.map((block) => (block.kind === kind ? block.text : '')).join('');
+      const calls = blocks.flatMap((block) =>
+        block.kind === 'tool-call'
+          ? [
+              {
+                id: `call_${context.id}_${block.call}`,
+                type: 'function',
+                function: { name: block.name, arguments: block.args },
+              },
+            ]
+          : [],
+      );
+      const text = joined('text');
+      const reasoning = joined('reasoning');
+      const body = {
+        id: `chatcmpl-${context.id}`,
+        object: 'chat.completion',
+        created: Math.floor(context.createdAtMs / 1000),
+        model: context.model,
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: text === '' && calls.length > 0 ? null : text,
+              refusal: null,
+              ...(reasoning ? { [reasoningField]: reasoning } : {}),
+              ...(calls.length > 0 ? { tool_calls: calls } : {}),
+            },
+            logprobs: null,
+            finish_reason: FINISH[finish ?? 'stop'],
+          },
+        ],
+        usage: chatUsage(scriptUsage(script)),
+        system_fingerprint: 'fp_lanewatch',
+      };
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json', 'x-request-id': `req_${context.id}` },
+        body: JSON.stringify(body),
+      };
+    },
     errorReply: (script, context) => openaiErrorReply(script, context),
+  };
+}
+
+function chatUsage(usage: Usage): object {
+  return {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
   };
 }
 

@@ -82,6 +82,18 @@ describe('openai-responses writer: the official openai SDK reads it', () => {
     assert.deepEqual(JSON.parse(call.arguments), { city: 'Paris', unit: 'celsius' });
   });
 
+  test('without stream: a whole response with its output items and usage', async () => {
+    next = exampleScript({ delayMs: 1, headersDelayMs: 1 });
+    const response = await client.responses.create({ model: 'gpt-sim', input: 'weather?' });
+    assert.equal(response.status, 'completed');
+    assert.equal(response.output_text, 'It is sunny in Paris.');
+    assert.deepEqual(
+      response.output.map((item) => item.type),
+      ['reasoning', 'function_call', 'message'],
+    );
+    assert.equal(response.usage?.total_tokens, 59);
+  });
+
   test('an in-stream error event surfaces as an APIError', async () => {
     next = {
       kind: 'stream',

@@ -1,5 +1,6 @@
 import { openaiErrorReply } from './openai-chat-writer.ts';
-import { type Piece, type ProviderErrorType, type StreamScript, scriptUsage } from './script.ts';
+import { type Piece, type ProviderErrorType, type StreamScript, scriptUsage, type Usage } from './script.ts';
+import { type ContentBlock, contentOf } from './script-content.ts';
 import { type LineEnding, sseComment, sseEvent } from './sse.ts';
 import type { WireWriter, WriteContext } from './wire-format.ts';
 
@@ -48,6 +49,40 @@ export function openaiResponsesWriter(options: OpenAIResponsesWriterOptions = {}
       'x-request-id': `req_${context.id}`,
     }),
     render: (script, context) => renderResponses(script, context, eol),
+    complete(script, context) {
+      const { blocks, finish } = contentOf(script);
+      const itemOf = (block: ContentBlock, outputIndex: number): Item => {
+        const suffix = `${context.id}_${outputIndex}`;
+        switch (block.kind) {
+          case 'reasoning':
+            return { type: 'reasoning', id: `rs_${suffix}`, outputIndex, text: block.text };
+          case 'text':
+            return { type: 'message', id: `msg_${suffix}`, outputIndex, text: block.text };
+          case 'tool-call':
+            return {
+              type: 'function_call',
+              id: `fc_${suffix}`,
+              outputIndex,
+              call: block.call,
+              name: block.name,
+              text: block.args,
+            };
+        }
+      };
+      const items = blocks.map(itemOf);
+      const status = finish === 'length' ? 'incomplete' : 'completed';
+      const body = responseObject(
+        context,
+        status,
+        items.map((item) => completedItem(item, context)),
+        responsesUsage(scriptUsage(script)),
+      );
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json', 'x-request-id': `req_${context.id}` },
+        body: JSON.stringify(body),
+      };
+    },
     errorReply: openaiErrorReply,
   };
 }
@@ -62,65 +97,14 @@ function renderResponses(script: StreamScript, context: WriteContext, eol: LineE
   const event = (type: string, body: object) =>
     sseEvent(JSON.stringify({ type, sequence_number: sequence++, ...body }), eol, type);
 
-  const response = (status: string, output: object[], usage: object | null) => ({
-    id: `resp_${context.id}`,
-    object: 'response',
-    created_at: Math.floor(context.createdAtMs / 1000),
-    status,
-    background: false,
-    error: null,
-    incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
-    instructions: null,
-    max_output_tokens: null,
-    model: context.model,
-    output,
-    parallel_tool_calls: true,
-    previous_response_id: null,
-    reasoning: { effort: null, summary: null },
-    store: true,
-    temperature: 1,
-    text: { format: { type: 'text' } },
-    tool_choice: 'auto',
-    tools: [],
-    top_p: 1,
-    truncation: 'disabled',
-    usage,
-    user: null,
-    metadata: {},
-  });
-
   const start = () => {
     if (started) return '';
     started = true;
-    const skeleton = response('in_progress', [], null);
+    const skeleton = responseObject(context, 'in_progress', [], null);
     return (
       event('response.created', { response: skeleton }) +
       event('response.in_progress', { response: skeleton })
     );
-  };
-
-  const finalItem = (item: Item): object => {
-    switch (item.type) {
-      case 'reasoning':
-        return { id: item.id, type: 'reasoning', summary: [{ type: 'summary_text', text: item.text }] };
-      case 'message':
-        return {
-          id: item.id,
-          type: 'message',
-          status: 'completed',
-          content: [{ type: 'output_text', annotations: [], logprobs: [], text: item.text }],
-          role: 'assistant',
-        };
-      case 'function_call':
-        return {
-          id: item.id,
-          type: 'function_call',
-          status: 'completed',
-          arguments: item.text,
-          call_id: `call_${context.id}_${item.call}`,
-          name: item.name,
-        };
-    }
   };
 
   const close = () => {
@@ -141,7 +125,11 @@ function renderResponses(script: StreamScript, context: WriteContext, eol: LineE
       out += event('response.function_call_arguments.done', { ...at, arguments: item.text });
     }
     return (
-      out + event('response.output_item.done', { output_index: item.outputIndex, item: finalItem(item) })
+      out +
+      event('response.output_item.done', {
+        output_index: item.outputIndex,
+        item: completedItem(item, context),
+      })
     );
   };
 
@@ -256,14 +244,12 @@ function renderResponses(script: StreamScript, context: WriteContext, eol: LineE
         return start() + close();
       case 'done': {
         const out = start() + (finished ? '' : close());
-        const usage = scriptUsage(script);
-        const body = response(incomplete ? 'incomplete' : 'completed', items.map(finalItem), {
-          input_tokens: usage.inputTokens,
-          input_tokens_details: { cached_tokens: 0 },
-          output_tokens: usage.outputTokens,
-          output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
-          total_tokens: usage.inputTokens + usage.outputTokens,
-        });
+        const body = responseObject(
+          context,
+          incomplete ? 'incomplete' : 'completed',
+          items.map((item) => completedItem(item, context)),
+          responsesUsage(scriptUsage(script)),
+        );
         return out + event(incomplete ? 'response.incomplete' : 'response.completed', { response: body });
       }
       case 'error':
@@ -281,4 +267,72 @@ function renderResponses(script: StreamScript, context: WriteContext, eol: LineE
     }
   };
   return script.pieces.map(write);
+}
+
+function responseObject(
+  context: WriteContext,
+  status: string,
+  output: object[],
+  usage: object | null,
+): object {
+  return {
+    id: `resp_${context.id}`,
+    object: 'response',
+    created_at: Math.floor(context.createdAtMs / 1000),
+    status,
+    background: false,
+    error: null,
+    incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
+    instructions: null,
+    max_output_tokens: null,
+    model: context.model,
+    output,
+    parallel_tool_calls: true,
+    previous_response_id: null,
+    reasoning: { effort: null, summary: null },
+    store: true,
+    temperature: 1,
+    text: { format: { type: 'text' } },
+    tool_choice: 'auto',
+    tools: [],
+    top_p: 1,
+    truncation: 'disabled',
+    usage,
+    user: null,
+    metadata: {},
+  };
+}
+
+function completedItem(item: Item, context: WriteContext): object {
+  switch (item.type) {
+    case 'reasoning':
+      return { id: item.id, type: 'reasoning', summary: [{ type: 'summary_text', text: item.text }] };
+    case 'message':
+      return {
+        id: item.id,
+        type: 'message',
+        status: 'completed',
+        content: [{ type: 'output_text', annotations: [], logprobs: [], text: item.text }],
+        role: 'assistant',
+      };
+    case 'function_call':
+      return {
+        id: item.id,
+        type: 'function_call',
+        status: 'completed',
+        arguments: item.text,
+        call_id: `call_${context.id}_${item.call}`,
+        name: item.name,
+      };
+  }
+}
+
+function responsesUsage(usage: Usage): object {
+  return {
+    input_tokens: usage.inputTokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: usage.outputTokens,
+    output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
+    total_tokens: usage.inputTokens + usage.outputTokens,
+  };
 }

@@ -5,7 +5,8 @@ import { type DueTimer, runAt } from './due-timer.ts';
 import { routeOf } from './provider-route.ts';
 import { requestFields } from './request-fields.ts';
 import { type PieceKind, type Script, scheduleOf, validateScript } from './script.ts';
-import type { WireFormat, WireWriter, WriteContext } from './wire-format.ts';
+import { type WholeReply, wholeReply } from './whole-reply.ts';
+import type { HttpReply, WireFormat, WireWriter, WriteContext } from './wire-format.ts';
 import { defaultWriters } from './writers.ts';
 
 /** What `respond` learns about a request. The prompt itself is read and discarded, never kept. */
@@ -131,9 +132,6 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
       if (route.format === 'gemini' && route.stream && !route.sse) {
         return simulatorError(res, 400, 'only alt=sse streaming is simulated for Gemini');
       }
-      if (!fields.stream) {
-        return simulatorError(res, 400, 'only streaming requests are simulated (set "stream": true)');
-      }
       Promise.resolve()
         .then(() => options.respond(request))
         .then((script) => {
@@ -146,7 +144,10 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
             ...(request.endpoint ? { endpoint: request.endpoint } : {}),
           };
           // Rendered before anything is sent, so a script the format cannot carry fails as a whole.
-          const rendered = script.kind === 'stream' ? writer.render(script, context) : [];
+          const stream = script.kind === 'stream' && request.stream;
+          const rendered = stream ? writer.render(script, context) : [];
+          const whole =
+            script.kind === 'stream' && !request.stream ? wholeReply(script, writer, context) : undefined;
           const record: RequestRecord = {
             request,
             script,
@@ -157,7 +158,7 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
             ending: undefined,
           };
           sends.push(record);
-          play(record, writer, context, rendered, res);
+          play(record, writer, context, rendered, whole, res);
         })
         .catch((error: unknown) => simulatorError(res, 500, `respond() failed: ${describe(error)}`));
     });
@@ -168,6 +169,7 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
     writer: WireWriter,
     context: WriteContext,
     rendered: readonly string[],
+    whole: WholeReply | undefined,
     res: ServerResponse,
   ) => {
     const { script, request } = record;
@@ -195,30 +197,45 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
       if (ending !== 'hang' && ending !== 'no-answer') active.delete(player);
     };
     res.once('close', () => player.stop(res.writableFinished ? 'complete' : 'client-closed'));
+    // A response sent whole (an error, a non-streaming answer): headers and body in one go, at its time.
+    const sendWhole = (atMs: number, reply: HttpReply, ending: Ending) => {
+      record.headersScheduledAt = origin + atMs;
+      timer = runAt(
+        record.headersScheduledAt,
+        () => {
+          record.headersSentAt = performance.now();
+          res.writeHead(reply.status, { ...reply.headers, 'content-length': Buffer.byteLength(reply.body) });
+          res.end(reply.body);
+          end(ending);
+        },
+        spinMs,
+      );
+    };
+    const reset = (atMs: number) => {
+      timer = runAt(origin + atMs, () => {
+        end('reset');
+        res.socket?.resetAndDestroy();
+      });
+    };
 
     switch (script.kind) {
       case 'no-answer':
         end('no-answer');
         return;
       case 'reset':
-        timer = runAt(origin + script.delayMs, () => {
-          end('reset');
-          res.socket?.resetAndDestroy();
-        });
+        reset(script.delayMs);
         return;
-      case 'error': {
-        const reply = writer.errorReply(script, context);
-        record.headersScheduledAt = origin + script.headersDelayMs;
-        timer = runAt(record.headersScheduledAt, () => {
-          record.headersSentAt = performance.now();
-          res.writeHead(reply.status, { ...reply.headers, 'content-length': Buffer.byteLength(reply.body) });
-          res.end(reply.body);
-          end('error-reply');
-        });
+      case 'error':
+        sendWhole(script.headersDelayMs, writer.errorReply(script, context), 'error-reply');
         return;
-      }
       case 'stream':
         break;
+    }
+    if (whole) {
+      if (whole.kind === 'reply') sendWhole(whole.atMs, whole.reply, whole.ending);
+      else if (whole.kind === 'reset') reset(whole.atMs);
+      else timer = runAt(origin + whole.atMs, () => end('hang'));
+      return;
     }
 
     const { headersAtMs, piecesAtMs } = scheduleOf(script);

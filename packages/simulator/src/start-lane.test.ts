@@ -52,6 +52,7 @@ describe('startLane', () => {
         firstOutputMedianMs: 5,
         actionProbability: 1,
         actionLeadMedianMs: 60,
+        actionLeadSigma: 0,
         tokensPerSecondMedian: 2000,
       },
     });

@@ -37,6 +37,8 @@ export interface WireWriter {
   streamHeaders(context: WriteContext): Record<string, string>;
   /** The bytes of each piece, in order; `''` where the format has no event for that piece. */
   render(script: StreamScript, context: WriteContext): string[];
+  /** The whole response of a non-streaming call (`stream: false`, Gemini `generateContent`). */
+  complete(script: StreamScript, context: WriteContext): HttpReply;
   /** A complete non-streaming error response with the provider's JSON error body. */
   errorReply(script: ErrorScript, context: WriteContext): HttpReply;
 }
