@@ -28,6 +28,7 @@ import {
 } from './stack/otlp-payloads.ts';
 
 const CANARY = 'lw-canary-5d1e';
+const PROCESSOR_TOKEN = 'processor-token-3b9a';
 
 /** What must never leave the collector; each value names its key, so a leak says which one. */
 const CONTENT: Readonly<Record<string, string>> = Object.fromEntries(
@@ -173,6 +174,11 @@ describe('collector-config: every config validates with the built collector', ()
       },
     ],
     [
+      'collector.yaml + processor-token.yaml',
+      [collectorConfigPath('collector.yaml'), collectorConfigPath('processor-token.yaml')],
+      { LANEWATCH_TOKEN: 'token' },
+    ],
+    [
       'collector.yaml + scale-out.yaml',
       [collectorConfigPath('collector.yaml'), collectorConfigPath('scale-out.yaml')],
       { LANEWATCH_PROCESSOR_REPLICAS: '[127.0.0.1:14317, 127.0.0.1:24317]' },
@@ -211,6 +217,7 @@ describe('collector-config: the pipeline into Prometheus and OTLP receivers', ()
       remoteWriteUrl: prometheus.remoteWriteUrl,
       tracesEndpoint: sink.url,
       logsEndpoint: sink.url,
+      processorToken: PROCESSOR_TOKEN,
     });
     const { otlpHttpUrl } = collector;
     const now = Date.now();
@@ -289,6 +296,15 @@ describe('collector-config: the pipeline into Prometheus and OTLP receivers', ()
     const response = await fetch(collector.healthUrl);
     assert.equal(response.status, 200);
     assert.match(await response.text(), /Server available/);
+  });
+
+  test('metrics reach the processor as OTLP/HTTP protobuf with its bearer token; traces go elsewhere', async () => {
+    assert.ok(sink);
+    const [metrics] = await sink.waitFor('/v1/metrics');
+    assert.equal(metrics?.contentType, 'application/x-protobuf');
+    assert.equal(metrics?.authorization, `Bearer ${PROCESSOR_TOKEN}`);
+    const [traces] = await sink.waitFor('/v1/traces');
+    assert.equal(traces?.authorization, undefined, 'the processor token only goes to the processor');
   });
 
   test('an exponential histogram arrives as a native histogram: p95 per lane from rate() over [1m]', async () => {
@@ -416,5 +432,91 @@ describe('collector-config: the pipeline into Prometheus and OTLP receivers', ()
     assertNoCanary('collector log', collector.readLog());
     assertNoCanary('Prometheus log', prometheus.process.readLog());
     assert.doesNotMatch(collector.readLog(), /\terror\t/, 'the collector logged an error');
+  });
+});
+
+describe('collector-config: scale-out.yaml keeps each lane on one processor replica', () => {
+  const replicaSinks: OtlpSink[] = [];
+  const collectors: Collector[] = [];
+  let front: Collector | undefined;
+  const lanes = Array.from({ length: 16 }, (_, i) => `lane-${String(i).padStart(2, '0')}`);
+
+  before(async () => {
+    // Two "replicas": lanewatch collectors whose OTLP/gRPC receiver stands in for a processor
+    // replica's, relaying what they get to their own sink. The front collector runs scale-out.yaml.
+    for (let i = 0; i < 2; i++) {
+      const sink = await startOtlpSink();
+      replicaSinks.push(sink);
+      collectors.push(
+        await startCollector({ processorEndpoint: sink.url, remoteWriteUrl: `${sink.url}/api/v1/write` }),
+      );
+    }
+    const discard = await startOtlpSink();
+    replicaSinks.push(discard);
+    front = await startCollector({
+      processorEndpoint: discard.url,
+      remoteWriteUrl: `${discard.url}/api/v1/write`,
+      extraConfigs: [collectorConfigPath('scale-out.yaml')],
+      env: { LANEWATCH_PROCESSOR_REPLICAS: `[${collectors.map((c) => c.otlpGrpcEndpoint).join(', ')}]` },
+    });
+    collectors.push(front);
+  });
+
+  after(async () => {
+    for (const collector of collectors.reverse()) await collector.stop();
+    for (const sink of replicaSinks) await sink.close();
+  });
+
+  test('16 lanes over 2 replicas: every lane on exactly one, the same one batch after batch', async () => {
+    assert.ok(front);
+    const sinks = replicaSinks.slice(0, 2);
+    const now = Date.now();
+    /** Lanes seen by each replica in the requests it got after `marks`. */
+    const lanesAt = (marks: readonly number[]) =>
+      sinks.map((sink, i) => {
+        const text = sink.requests
+          .slice(marks[i])
+          .map((r) => r.body.toString('latin1'))
+          .join('\n');
+        return lanes.filter((lane) => text.includes(lane));
+      });
+    const splits: string[][][] = [];
+    for (const [round, timeNs] of [ns(now - 20_000), ns(now - 10_000)].entries()) {
+      const marks = sinks.map((sink) => sink.requests.length);
+      const request = metricsRequest(RESOURCE, [
+        {
+          name: MILESTONE_METRIC.first_text,
+          unit: 's',
+          points: lanes.map((lane) =>
+            exponentialPoint({
+              values: Array<number>(round + 1).fill(0.25),
+              scale: 5,
+              attributes: laneAttributes(lane),
+              startNs: ns(now - 60_000),
+              timeNs,
+            }),
+          ),
+        },
+      ]);
+      await postOtlpJson(front.otlpHttpUrl, '/v1/metrics', request);
+      splits.push(
+        await eventually(`round ${round + 1}: all lanes at the replicas`, async () => {
+          const split = lanesAt(marks);
+          return split.flat().length >= lanes.length ? split : undefined;
+        }),
+      );
+    }
+    const [first, second] = splits;
+    assert.ok(first && second);
+    assert.deepEqual(
+      first.flat().sort(),
+      lanes,
+      `each lane on exactly one replica: ${JSON.stringify(first)}`,
+    );
+    assert.ok(
+      first.every((atReplica) => atReplica.length > 0),
+      `one replica got every lane: ${JSON.stringify(first)}`,
+    );
+    assert.deepEqual(second, first, 'a lane moved between batches');
   });
 });

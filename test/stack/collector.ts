@@ -7,9 +7,14 @@ import { runRepoScript } from './repo-script.ts';
 import { answersOk, freePort, StackStartError, waitUntilReady } from './wait.ts';
 
 /** collector-config/<name>: the pipeline and its overlays. */
-export function collectorConfigPath(
-  name: 'collector.yaml' | 'traces.yaml' | 'logs.yaml' | 'scale-out.yaml',
-): string {
+export type CollectorConfigName =
+  | 'collector.yaml'
+  | 'traces.yaml'
+  | 'logs.yaml'
+  | 'processor-token.yaml'
+  | 'scale-out.yaml';
+
+export function collectorConfigPath(name: CollectorConfigName): string {
   return fileURLToPath(new URL(`../../collector-config/${name}`, import.meta.url));
 }
 
@@ -60,6 +65,8 @@ export interface CollectorOptions {
   tracesEndpoint?: string;
   /** OTLP/HTTP base URL of a logs backend: adds collector-config/logs.yaml. */
   logsEndpoint?: string;
+  /** The processor's bearer token (`lanewatch serve --token`): adds collector-config/processor-token.yaml. */
+  processorToken?: string;
   /** Further config files merged after the repo's (later files win). */
   extraConfigs?: readonly string[];
   /** `--set key=value` overrides, e.g. `{ 'exporters.debug.verbosity': 'detailed' }`. */
@@ -90,6 +97,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
   const configs = [collectorConfigPath('collector.yaml')];
   if (options.tracesEndpoint !== undefined) configs.push(collectorConfigPath('traces.yaml'));
   if (options.logsEndpoint !== undefined) configs.push(collectorConfigPath('logs.yaml'));
+  if (options.processorToken !== undefined) configs.push(collectorConfigPath('processor-token.yaml'));
   configs.push(...(options.extraConfigs ?? []));
   const args = [
     ...configs.map((config) => `--config=${config}`),
@@ -114,6 +122,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
           ? {}
           : { LANEWATCH_TRACES_ENDPOINT: options.tracesEndpoint }),
         ...(options.logsEndpoint === undefined ? {} : { LANEWATCH_LOGS_ENDPOINT: options.logsEndpoint }),
+        ...(options.processorToken === undefined ? {} : { LANEWATCH_TOKEN: options.processorToken }),
         LANEWATCH_OTLP_GRPC_ENDPOINT: `127.0.0.1:${grpc}`,
         LANEWATCH_OTLP_HTTP_ENDPOINT: `127.0.0.1:${http}`,
         LANEWATCH_HEALTH_CHECK_ENDPOINT: `127.0.0.1:${health}`,

@@ -4,6 +4,7 @@
 export {
   buildCollector,
   type Collector,
+  type CollectorConfigName,
   type CollectorOptions,
   collectorConfigPath,
   startCollector,

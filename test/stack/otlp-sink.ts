@@ -9,6 +9,8 @@ export interface OtlpRequest {
   /** /v1/metrics, /v1/traces or /v1/logs */
   path: string;
   contentType: string;
+  /** The Authorization header, if any. */
+  authorization: string | undefined;
   /** The decompressed body: OTLP protobuf or JSON as the sender chose. */
   body: Buffer;
 }
@@ -35,7 +37,12 @@ export async function startOtlpSink(): Promise<OtlpSink> {
     readBody(request).then(
       (body) => {
         const contentType = request.headers['content-type'] ?? '';
-        requests.push({ path: request.url ?? '', contentType, body });
+        requests.push({
+          path: request.url ?? '',
+          contentType,
+          authorization: request.headers.authorization,
+          body,
+        });
         // An empty Export*ServiceResponse: zero bytes in protobuf, {} in JSON.
         const json = contentType.includes('json');
         response.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' });
