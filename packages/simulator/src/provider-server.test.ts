@@ -100,7 +100,7 @@ describe('provider server', () => {
     assert.equal(server.sends.length, before);
   });
 
-  test('each piece is its own write: pieces sent apart are never read together', async () => {
+  test('each piece is its own write: pieces sent apart are never read together', async (t) => {
     respond = () =>
       textScript(
         5,
@@ -111,6 +111,7 @@ describe('provider server', () => {
     assert.ok(sent);
     const written = sent.pieces.filter((piece) => piece.bytes > 0);
     // Assign each read the pieces whose bytes it carries (reads and pieces are both in order).
+    const delays: number[] = [];
     let piece = 0;
     let offset = 0;
     for (const read of observed.reads) {
@@ -130,13 +131,15 @@ describe('provider server', () => {
       }
       // On one clock: nothing is read before it was sent …
       for (const part of together) assert.ok(read.at >= part.sentAt, 'read after send');
+      const first = together[0];
+      if (first) delays.push(read.at - first.sentAt);
       // … and two pieces share a read only when they left back to back (a stalled loop), never
       // because the server held one back for the next.
-      const first = together[0];
       const last = together.at(-1);
       if (first && last) assert.ok(last.sentAt - first.sentAt < 4, 'pieces sent 8 ms apart were batched');
     }
     assert.equal(piece, written.length, 'every written byte was read');
+    t.diagnostic(`client read delay after send: ${delays.map((delay) => delay.toFixed(2)).join(' ')} ms`);
     assert.ok(observed.headersAt >= (sent.headersSentAt ?? Number.POSITIVE_INFINITY));
   });
 
