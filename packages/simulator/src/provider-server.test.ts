@@ -406,6 +406,41 @@ describe('provider server', () => {
     assert.equal((await post(server.url, CHAT, STREAM_BODY)).status, 200);
   });
 
+  test('a client that leaves while respond() still runs is recorded as gone, and nothing is played', async () => {
+    let answer = (_script: Script) => {};
+    const late = new Promise<Script>((resolve) => {
+      answer = resolve;
+    });
+    const slow = await startProviderServer({ respond: () => late });
+    try {
+      const observed = await post(slow.url, CHAT, STREAM_BODY, { abortAfterMs: 30 });
+      assert.equal(observed.error?.code, 'ABORTED');
+      // Let the server see the connection close, then let respond() finish.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      answer(textScript(0, [1]));
+      while (slow.sends.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      await slow.settled();
+      assert.equal(slow.sends[0]?.ending, 'client-closed');
+      assert.deepEqual(slow.sends[0]?.pieces, []);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  test('a script the format cannot carry is a 500 that says why', async () => {
+    respond = () => ({
+      kind: 'stream',
+      headersDelayMs: 0,
+      pieces: [{ kind: 'tool-call', delayMs: 0, call: 0, name: 'f', args: '{"broken":' }],
+    });
+    const observed = await post(server.url, '/api/chat', '{"model":"m"}');
+    assert.equal(observed.status, 500);
+    assert.match(
+      observed.reads.map((read) => read.text).join(''),
+      /cannot play this script: WireFormatError: ollama sends whole tool calls/,
+    );
+  });
+
   test('a non-streaming request gets the whole answer at once, when the script would have ended', async () => {
     respond = () => exampleScript({ headersDelayMs: 20, delayMs: 10 });
     const observed = await post(server.url, CHAT, JSON.stringify({ model: 'm', messages: [] }));

@@ -115,6 +115,12 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
       return;
     }
     const index = arrivals++;
+    // The client may leave while the body is read or respond() runs: remember it for play().
+    let left = false;
+    res.once('close', () => {
+      left = true;
+    });
+    const clientGone = () => left;
     readBody(req).then(({ text, bytes }) => {
       const fields = requestFields(route, text);
       const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -132,35 +138,46 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
       if (route.format === 'gemini' && route.stream && !route.sse) {
         return simulatorError(res, 400, 'only alt=sse streaming is simulated for Gemini');
       }
+      const start = (script: Script) => {
+        const context: WriteContext = {
+          model: request.model,
+          createdAtMs: Date.now(),
+          id: script.kind === 'stream' && script.id !== undefined ? script.id : `sim${request.index}`,
+          includeUsage: request.includeUsage,
+          ...(request.endpoint ? { endpoint: request.endpoint } : {}),
+        };
+        // Rendered before anything is sent, so a script the format cannot carry fails as a whole.
+        const rendered = script.kind === 'stream' && request.stream ? writer.render(script, context) : [];
+        const whole =
+          script.kind === 'stream' && !request.stream ? wholeReply(script, writer, context) : undefined;
+        const record: RequestRecord = {
+          request,
+          script,
+          headersScheduledAt: undefined,
+          headersSentAt: undefined,
+          pieces: [],
+          endedAt: undefined,
+          ending: undefined,
+        };
+        sends.push(record);
+        play(record, writer, context, rendered, whole, res, clientGone);
+      };
       Promise.resolve()
         .then(() => options.respond(request))
         .then((script) => {
           validateScript(script);
-          const context: WriteContext = {
-            model: request.model,
-            createdAtMs: Date.now(),
-            id: script.kind === 'stream' && script.id !== undefined ? script.id : `sim${request.index}`,
-            includeUsage: request.includeUsage,
-            ...(request.endpoint ? { endpoint: request.endpoint } : {}),
-          };
-          // Rendered before anything is sent, so a script the format cannot carry fails as a whole.
-          const stream = script.kind === 'stream' && request.stream;
-          const rendered = stream ? writer.render(script, context) : [];
-          const whole =
-            script.kind === 'stream' && !request.stream ? wholeReply(script, writer, context) : undefined;
-          const record: RequestRecord = {
-            request,
-            script,
-            headersScheduledAt: undefined,
-            headersSentAt: undefined,
-            pieces: [],
-            endedAt: undefined,
-            ending: undefined,
-          };
-          sends.push(record);
-          play(record, writer, context, rendered, whole, res);
+          return script;
         })
-        .catch((error: unknown) => simulatorError(res, 500, `respond() failed: ${describe(error)}`));
+        .then(
+          (script) => {
+            try {
+              start(script);
+            } catch (error) {
+              simulatorError(res, 500, `cannot play this script: ${describe(error)}`);
+            }
+          },
+          (error: unknown) => simulatorError(res, 500, `respond() failed: ${describe(error)}`),
+        );
     });
   });
 
@@ -171,6 +188,7 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
     rendered: readonly string[],
     whole: WholeReply | undefined,
     res: ServerResponse,
+    clientGone: () => boolean,
   ) => {
     const { script, request } = record;
     const origin = request.arrivedAt;
@@ -196,6 +214,10 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
       settle();
       if (ending !== 'hang' && ending !== 'no-answer') active.delete(player);
     };
+    if (clientGone()) {
+      end('client-closed');
+      return;
+    }
     res.once('close', () => player.stop(res.writableFinished ? 'complete' : 'client-closed'));
     // A response sent whole (an error, a non-streaming answer): headers and body in one go, at its time.
     const sendWhole = (atMs: number, reply: HttpReply, ending: Ending) => {
