@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { UsageError } from '../cli/usage-error.ts';
+import { PROBE_FLAGS, parseProbeOptions, probeHelp } from './probe-options.ts';
+
+const SECRET = 'sk-canary-7f3a';
+
+function usage(args: string[], env: Record<string, string> = {}): string {
+  try {
+    parseProbeOptions(args, env);
+  } catch (error) {
+    assert.ok(error instanceof UsageError, String(error));
+    return error.message;
+  }
+  assert.fail(`no UsageError for ${args.join(' ')}`);
+}
+
+describe('lanewatch probe options', () => {
+  it('has the documented defaults and detects the format from the URL', () => {
+    const options = parseProbeOptions(['--base-url', 'https://api.anthropic.com', '--model', 'claude-x'], {});
+    assert.equal(options.format, 'anthropic');
+    assert.equal(options.formatSource, 'url');
+    assert.equal(options.samples, 50);
+    assert.equal(options.intervalS, 1);
+    assert.equal(options.timeoutS, 60);
+    assert.equal(options.retries, 5);
+    assert.equal(options.json, false);
+    const assumed = parseProbeOptions(['--base-url=http://127.0.0.1:9000', '--model=m', '--json'], {});
+    assert.equal(assumed.format, 'openai-chat');
+    assert.equal(assumed.formatSource, 'assumed');
+    assert.equal(assumed.json, true);
+  });
+
+  it("takes the key from the flag, LANEWATCH_PROBE_API_KEY, or the provider's variable for its own host only", () => {
+    const base = ['--model', 'm'];
+    const openai = ['--base-url', 'https://api.openai.com/v1', ...base];
+    assert.equal(parseProbeOptions(openai, { OPENAI_API_KEY: 'a' }).apiKey, 'a');
+    assert.equal(
+      parseProbeOptions(openai, { OPENAI_API_KEY: 'a', LANEWATCH_PROBE_API_KEY: 'b' }).apiKey,
+      'b',
+    );
+    assert.equal(
+      parseProbeOptions([...openai, '--api-key', 'c'], { LANEWATCH_PROBE_API_KEY: 'b' }).apiKey,
+      'c',
+    );
+    const other = ['--base-url', 'https://llm.example.com/v1', ...base];
+    assert.equal(parseProbeOptions(other, { OPENAI_API_KEY: 'a' }).apiKey, undefined, 'never sent elsewhere');
+    assert.deepEqual(parseProbeOptions(other, {}).keyVariables, ['LANEWATCH_PROBE_API_KEY']);
+    const gemini = ['--base-url', 'https://generativelanguage.googleapis.com', ...base];
+    assert.equal(parseProbeOptions(gemini, { GOOGLE_API_KEY: 'g' }).apiKey, 'g');
+    assert.deepEqual(parseProbeOptions(gemini, {}).keyVariables, [
+      'LANEWATCH_PROBE_API_KEY',
+      'GEMINI_API_KEY',
+      'GOOGLE_API_KEY',
+    ]);
+  });
+
+  it('says what to fix, and never echoes a URL that may hold a secret', () => {
+    assert.match(usage(['--model', 'm']), /^--base-url is required/);
+    assert.match(usage(['--base-url', 'http://h/v1']), /^--model is required/);
+    const notUrl = usage(['--base-url', `not a url ${SECRET}`, '--model', 'm']);
+    assert.match(
+      notUrl,
+      /^--base-url is not a URL: give the endpoint's base, e\.g\. https:\/\/api\.openai\.com\/v1/,
+    );
+    const query = usage(['--base-url', `https://h/v1?key=${SECRET}`, '--model', 'm']);
+    assert.match(query, /must not carry a query string/);
+    const credentials = usage(['--base-url', `https://user:${SECRET}@h/v1`, '--model', 'm']);
+    assert.match(credentials, /must not carry credentials/);
+    for (const message of [notUrl, query, credentials]) assert.ok(!message.includes(SECRET), message);
+    assert.match(usage(['--base-url', 'ftp://h', '--model', 'm']), /must start with http:\/\/ or https:\/\//);
+    assert.match(
+      usage(['--base-url', 'http://h', '--model', 'm', '--format', 'grpc']),
+      /--format must be one of/,
+    );
+    assert.match(
+      usage(['--base-url', 'http://h', '--model', 'm', '--samples', '0']),
+      /--samples must be a whole number, at least 1/,
+    );
+    assert.match(
+      usage(['--base-url', 'http://h', '--model', 'm', '--interval=-1']),
+      /--interval must be a number of seconds from 0/,
+    );
+    assert.match(
+      usage(['--base-url', 'http://h', '--model', 'm', '--smaples', '3']),
+      /unknown option "--smaples"; see lanewatch probe --help/,
+    );
+    assert.match(usage(['--base-url', 'http://h', '--model']), /--model needs a value/);
+    assert.match(usage(['--base-url', 'http://h', '--model', 'm', 'extra']), /unexpected argument/);
+    assert.match(
+      usage([], {
+        LANEWATCH_PROBE_BASE_URL: 'http://h',
+        LANEWATCH_PROBE_MODEL: 'm',
+        LANEWATCH_PROBE_SAMPLES: 'x',
+      }),
+      /^LANEWATCH_PROBE_SAMPLES must be/,
+    );
+  });
+
+  it('lists every flag and variable in --help', () => {
+    const help = probeHelp();
+    for (const flag of PROBE_FLAGS) {
+      assert.ok(help.includes(flag.flag), flag.flag);
+      if (flag.env) assert.ok(help.includes(flag.env), flag.env);
+    }
+  });
+});

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { detectFormat, endpointOf, PROBE_PROMPT, providerRequest } from './provider-request.ts';
+
+const url = (s: string) => new URL(s);
+
+describe('provider requests', () => {
+  it('hangs each endpoint off a base URL, a bare origin or a full endpoint alike', () => {
+    const cases: [Parameters<typeof endpointOf>[0], string, string][] = [
+      ['openai-chat', 'https://api.openai.com/v1', 'https://api.openai.com/v1/chat/completions'],
+      ['openai-chat', 'http://127.0.0.1:8000', 'http://127.0.0.1:8000/v1/chat/completions'],
+      ['openai-chat', 'https://openrouter.ai/api/v1/', 'https://openrouter.ai/api/v1/chat/completions'],
+      ['openai-chat', 'http://h/v1/chat/completions', 'http://h/v1/chat/completions'],
+      ['openai-responses', 'https://api.openai.com/v1', 'https://api.openai.com/v1/responses'],
+      ['anthropic', 'https://api.anthropic.com', 'https://api.anthropic.com/v1/messages'],
+      ['anthropic', 'https://api.anthropic.com/v1', 'https://api.anthropic.com/v1/messages'],
+      [
+        'gemini',
+        'https://generativelanguage.googleapis.com',
+        'https://generativelanguage.googleapis.com/v1beta/models/g-1:streamGenerateContent?alt=sse',
+      ],
+      [
+        'gemini',
+        'https://generativelanguage.googleapis.com/v1beta',
+        'https://generativelanguage.googleapis.com/v1beta/models/g-1:streamGenerateContent?alt=sse',
+      ],
+      ['ollama', 'http://127.0.0.1:11434', 'http://127.0.0.1:11434/api/chat'],
+      ['ollama', 'http://127.0.0.1:11434/api', 'http://127.0.0.1:11434/api/chat'],
+    ];
+    for (const [format, base, expected] of cases) {
+      assert.equal(endpointOf(format, url(base), 'g-1').toString(), expected, `${format} ${base}`);
+    }
+  });
+
+  it('sends keys in headers only, never in the URL', () => {
+    for (const format of ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'ollama'] as const) {
+      const request = providerRequest(format, url('http://127.0.0.1:1/v1'), {
+        model: 'm',
+        apiKey: 'KEY-123',
+      });
+      assert.ok(!request.url.toString().includes('KEY-123'), format);
+      assert.ok(
+        Object.values(request.init.headers).some((v) => v.includes('KEY-123')),
+        format,
+      );
+      assert.ok(request.init.body.includes(PROBE_PROMPT), format);
+    }
+    const gemini = providerRequest('gemini', url('https://generativelanguage.googleapis.com'), {
+      model: 'm',
+      apiKey: 'k',
+    });
+    assert.equal(gemini.init.headers['x-goog-api-key'], 'k');
+    assert.equal(gemini.url.search, '?alt=sse');
+  });
+
+  it('asks every format for a stream', () => {
+    for (const format of ['openai-chat', 'openai-responses', 'anthropic', 'ollama'] as const) {
+      const body = JSON.parse(providerRequest(format, url('http://h/v1'), { model: 'm' }).init.body);
+      assert.equal(body.stream, true, format);
+    }
+    assert.match(
+      providerRequest('gemini', url('http://h'), { model: 'm' }).url.pathname,
+      /:streamGenerateContent$/,
+    );
+  });
+
+  it('detects the format from the host, port or path, and says nothing when nothing tells', () => {
+    assert.equal(detectFormat(url('https://api.anthropic.com')), 'anthropic');
+    assert.equal(detectFormat(url('https://generativelanguage.googleapis.com')), 'gemini');
+    assert.equal(detectFormat(url('http://localhost:11434')), 'ollama');
+    assert.equal(detectFormat(url('https://api.openai.com/v1')), 'openai-chat');
+    assert.equal(detectFormat(url('http://10.0.0.1:8000/v1')), 'openai-chat');
+    assert.equal(detectFormat(url('http://h/v1/responses')), 'openai-responses');
+    assert.equal(detectFormat(url('http://h/v1/messages')), 'anthropic');
+    assert.equal(detectFormat(url('http://h:9000')), undefined);
+  });
+});

@@ -1,0 +1,118 @@
+/**
+ * One streaming request in each provider's own wire format, to a base URL. Shared by `lanewatch probe`
+ * (real endpoints) and `lanewatch demo` (the simulator's lanes). The prompt is fixed and tiny; the
+ * response is never read here (the instrumentation measures it, the caller discards it).
+ */
+
+export const PROVIDER_FORMATS = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'ollama'] as const;
+export type ProviderFormat = (typeof PROVIDER_FORMATS)[number];
+
+export function isProviderFormat(value: string): value is ProviderFormat {
+  return (PROVIDER_FORMATS as readonly string[]).includes(value);
+}
+
+/** Seed 000's probe prompt: an answer of one word keeps the call about latency, not generation. */
+export const PROBE_PROMPT = 'Return the word ready and nothing else.';
+
+export interface ProviderRequestOptions {
+  readonly model: string;
+  readonly apiKey?: string | undefined;
+  /** Anthropic requires a cap; the others are left to the model's default (some reject a cap). */
+  readonly maxTokens?: number;
+}
+
+export interface ProviderRequest {
+  readonly url: URL;
+  readonly init: { method: 'POST'; headers: Record<string, string>; body: string };
+}
+
+/** How a format's endpoint hangs off a base URL, and the version segment its base usually ends in. */
+const ENDPOINT_SUFFIX: Readonly<Record<ProviderFormat, { version: string; path: string }>> = {
+  'openai-chat': { version: '/v1', path: '/chat/completions' },
+  'openai-responses': { version: '/v1', path: '/responses' },
+  anthropic: { version: '/v1', path: '/messages' },
+  gemini: { version: '/v1beta', path: '/models/{model}:streamGenerateContent' },
+  ollama: { version: '', path: '/api/chat' },
+};
+
+/**
+ * The endpoint for a base URL: `https://api.openai.com/v1` → `…/v1/chat/completions`; a bare origin
+ * gets the format's usual version segment (`http://127.0.0.1:8000` → `…/v1/chat/completions`,
+ * `https://api.anthropic.com` → `…/v1/messages`); a base that already names the endpoint is kept.
+ */
+export function endpointOf(format: ProviderFormat, base: URL, model: string): URL {
+  const { version, path } = ENDPOINT_SUFFIX[format];
+  const endpoint = path.replace('{model}', encodeURIComponent(model));
+  let basePath = base.pathname.replace(/\/+$/, '');
+  if (format === 'gemini') basePath = basePath.replace(/\/models\/[^/]*$/, '');
+  if (format === 'ollama') basePath = basePath.replace(/\/api(\/(chat|generate))?$/, '');
+  else if (basePath.endsWith(path)) basePath = basePath.slice(0, -path.length);
+  if (basePath === '' && version !== '') basePath = version;
+  const url = new URL(base.origin);
+  url.pathname = `${basePath}${endpoint}`;
+  // Gemini streams SSE only with alt=sse; its key goes in a header, never in the query.
+  if (format === 'gemini') url.search = '?alt=sse';
+  return url;
+}
+
+export function providerRequest(
+  format: ProviderFormat,
+  base: URL,
+  options: ProviderRequestOptions,
+  prompt: string = PROBE_PROMPT,
+): ProviderRequest {
+  const { model, apiKey } = options;
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
+  const messages = [{ role: 'user', content: prompt }];
+  let body: unknown;
+  switch (format) {
+    case 'openai-chat':
+      if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+      body = { model, stream: true, stream_options: { include_usage: true }, messages };
+      break;
+    case 'openai-responses':
+      if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+      body = { model, stream: true, input: prompt };
+      break;
+    case 'anthropic':
+      if (apiKey) headers['x-api-key'] = apiKey;
+      headers['anthropic-version'] = '2023-06-01';
+      body = { model, stream: true, max_tokens: options.maxTokens ?? 16, messages };
+      break;
+    case 'gemini':
+      if (apiKey) headers['x-goog-api-key'] = apiKey;
+      body = { contents: [{ role: 'user', parts: [{ text: prompt }] }] };
+      break;
+    case 'ollama':
+      headers.accept = 'application/x-ndjson';
+      if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+      body = { model, stream: true, messages };
+      break;
+  }
+  return {
+    url: endpointOf(format, base, model),
+    init: { method: 'POST', headers, body: JSON.stringify(body) },
+  };
+}
+
+/**
+ * The format a base URL most likely speaks, from its host, port and path; `undefined` when nothing
+ * says (then an OpenAI-compatible server is the usual answer).
+ */
+export function detectFormat(base: URL): ProviderFormat | undefined {
+  const host = base.hostname.toLowerCase();
+  const path = base.pathname.replace(/\/+$/, '');
+  if (path.endsWith('/chat/completions')) return 'openai-chat';
+  if (path.endsWith('/responses')) return 'openai-responses';
+  if (path.endsWith('/messages') || host === 'api.anthropic.com' || host.endsWith('.anthropic.com'))
+    return 'anthropic';
+  if (
+    host === 'generativelanguage.googleapis.com' ||
+    path.includes(':streamGenerateContent') ||
+    /\/v1beta(\/|$)/.test(path)
+  )
+    return 'gemini';
+  if (path.endsWith('/api') || path.endsWith('/api/chat') || base.port === '11434') return 'ollama';
+  if (host === 'api.openai.com' || /(^|\/)v1$/.test(path)) return 'openai-chat';
+  return undefined;
+}
