@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { LANE_STATES } from '../evaluation/lane-health.ts';
-import { lanewatch } from '../probe/cli-process.test-helper.ts';
+import { killAll, lanewatch } from '../probe/cli-process.test-helper.ts';
 import { DEMO_LANES } from './demo-lanes.ts';
 import type { DemoResult } from './demo-result.ts';
 
@@ -35,6 +35,7 @@ before(async () => {
   dirs.push(await mkdtemp(join(tmpdir(), 'demo-json-')), await mkdtemp(join(tmpdir(), 'demo-pipe-')));
 });
 after(async () => {
+  killAll();
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
@@ -122,8 +123,9 @@ describe('lanewatch demo', { concurrency: true, timeout: 90_000 }, () => {
 
   it('piped: plain periodic lines; Ctrl-C (SIGINT) exits 0 and leaves lane-health.json', async () => {
     const dir = dirs[1] as string;
-    const run = lanewatch(['demo', '--rate', '3', '--jobs', '1'], { cwd: dir });
-    await run.stdoutMatches(/^\[0:0[5-9]\] jobs /m);
+    // --duration only as a backstop: SIGINT comes long before it.
+    const run = lanewatch(['demo', '--rate', '3', '--jobs', '1', '--duration', '90'], { cwd: dir });
+    await run.stdoutMatches(/^\[0:0[5-9]\] jobs/m);
     run.child.kill('SIGINT');
     const done = await run.finished;
     assert.equal(done.code, 0, done.stderr);

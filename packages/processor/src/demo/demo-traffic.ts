@@ -25,6 +25,12 @@ export interface DemoTrafficOptions {
   readonly jobRate: number;
   readonly seed: string;
   readonly timeScale: number;
+  /**
+   * Whether jobs may start: the demo holds them until some lane has been judged, so its count of
+   * refusals is about deadlines rather than the first seconds (when every lane is `unknown` and every
+   * job would be refused at once — the right answer, and a dull one).
+   */
+  readonly jobsReady: () => boolean;
 }
 
 export interface DemoTraffic {
@@ -102,7 +108,11 @@ export function startDemoTraffic(options: DemoTrafficOptions): DemoTraffic {
       met ? 'ok' : reachedMs === undefined ? `no_${MILESTONE_QUANTILE_KEY[milestone]}` : 'late',
     );
   }
-  if (options.jobRate > 0) void arrivals(options.jobRate, () => void job().catch(() => undefined));
+  if (options.jobRate > 0) {
+    void arrivals(options.jobRate, () => {
+      if (options.jobsReady()) void job().catch(() => undefined);
+    });
+  }
 
   return {
     get inFlight() {

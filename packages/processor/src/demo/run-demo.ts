@@ -143,6 +143,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo): Promise<DemoRes
     jobRate: options.jobRate,
     seed: options.seed,
     timeScale: scale,
+    jobsReady: () => processor.feed.snapshot().some((r) => r.state !== 'unknown'),
   });
 
   const started = performance.now();

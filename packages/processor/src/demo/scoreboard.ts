@@ -99,6 +99,7 @@ export function contrastLine(snapshot: DemoSnapshot): string | undefined {
 
 function jobsLine(snapshot: DemoSnapshot): string {
   const j = snapshot.jobs;
+  if (j.total === 0) return 'jobs: none yet — they start once a lane has min_samples calls and a state';
   const causes = Object.entries(j.refusedByCause)
     .sort((a, b) => b[1] - a[1])
     .map(([cause, n]) => `${cause} ${n}`)
@@ -149,15 +150,21 @@ export function renderScoreboard(snapshot: DemoSnapshot, columns: number, unicod
       );
     }
   } else {
+    // Stacked, four lines a lane, each within 80 columns.
+    const triple = (view: DemoLaneView, k: string) =>
+      `${SHORT[k]} ${quantileTriple(view, k, 0).replaceAll(' ', '/')}`;
     for (const view of snapshot.lanes) {
       lines.push(
-        `${view.demo.lane.padEnd(name)} ${stateCell(view, snapshot.minSamples, unicode)} · ${view.record?.samples ?? 0} samples · ${view.demo.format} · cost text ${seconds(view.firstTextCostS)} s, end ${seconds(view.record?.expected_cost_s)} s · admitted ${view.tally.admitted}, passed over ${passedOver(view)}`,
-        `  p50/p95/p99 s  ${KEYS.slice(0, 3)
-          .map((k) => `${SHORT[k]} ${quantileTriple(view, k, 0).replaceAll(' ', '/')}`)
-          .join('  ')}`,
-        `                ${KEYS.slice(3)
-          .map((k) => `${SHORT[k]} ${quantileTriple(view, k, 0).replaceAll(' ', '/')}`)
-          .join('  ')}  · cutoffs ${cutoffs(view)} · 429 ${percent(view.record?.rates.rate_limited)} %`,
+        `${view.demo.lane.padEnd(name)}  ${stateCell(view, snapshot.minSamples, unicode)} · ${view.record?.samples ?? 0} samples · ${view.demo.format}`,
+        `  ${KEYS.slice(0, 3)
+          .map((k) => triple(view, k))
+          .join(' ')}`,
+        `  ${KEYS.slice(3)
+          .map((k) => triple(view, k))
+          .join(
+            ' ',
+          )} · cost text ${seconds(view.firstTextCostS)}, end ${seconds(view.record?.expected_cost_s)}`,
+        `  cutoffs ${cutoffs(view)} · 429 ${percent(view.record?.rates.rate_limited)} % · admitted ${view.tally.admitted} · passed over ${passedOver(view)}`,
       );
     }
   }

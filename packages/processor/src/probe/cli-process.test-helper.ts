@@ -20,10 +20,20 @@ export interface Running {
   readonly finished: Promise<Finished>;
 }
 
-/** `lanewatch …` as a user runs it: a real process on the TypeScript sources, stdout and stderr piped. */
+const running = new Set<ReturnType<typeof spawn>>();
+
+/** Kills every process `lanewatch()` started that is still running; for `after()` hooks. */
+export function killAll(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
+
+/**
+ * `lanewatch …` as a user runs it: a real process on the TypeScript sources, stdout and stderr piped.
+ * A process still running after `limitMs` is killed, so a failed test never leaves one behind.
+ */
 export function lanewatch(
   args: readonly string[],
-  options: { env?: Record<string, string | undefined>; cwd?: string } = {},
+  options: { env?: Record<string, string | undefined>; cwd?: string; limitMs?: number } = {},
 ): Running {
   const started = performance.now();
   const env: Record<string, string> = {};
@@ -32,6 +42,12 @@ export function lanewatch(
     cwd: options.cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  const limit = setTimeout(() => child.kill('SIGKILL'), options.limitMs ?? 120_000);
+  child.once('exit', () => {
+    clearTimeout(limit);
+    running.delete(child);
   });
   let stdout = '';
   let stderr = '';

@@ -8,7 +8,7 @@ import { DEFAULT_EVALUATION_CONFIG } from '../evaluation/evaluation-config.ts';
 import { createAggregationWindows } from '../server/aggregation-windows.ts';
 import { startProcessor } from '../server/processor.ts';
 import { createMemoryStore } from '../store/memory-store.ts';
-import { lanewatch } from './cli-process.test-helper.ts';
+import { killAll, lanewatch } from './cli-process.test-helper.ts';
 import { PROVIDER_FORMATS } from './provider-request.ts';
 
 // `lanewatch probe` as a user runs it: a real process, against local provider servers speaking each wire
@@ -73,7 +73,10 @@ before(async () => {
     },
   });
 });
-after(() => server.close());
+after(async () => {
+  killAll();
+  await server.close();
+});
 
 describe('lanewatch probe against each wire format', { concurrency: true }, () => {
   for (const format of PROVIDER_FORMATS) {
