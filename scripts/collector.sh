@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The lanewatch collector, built from collector-config/builder-config.yaml with the OpenTelemetry
 # Collector Builder and cached under ${LANEWATCH_CACHE:-$HOME/.cache/lanewatch}, keyed by a hash of
-# the manifest and the builder version: a second `build` prints the cached binary at once.
+# the manifest (without its comments) and the builder version: a second `build` prints the cached
+# binary at once.
 #
 #   scripts/collector.sh build   build unless cached; print the binary's path
 #   scripts/collector.sh path    print the binary's path if it is built, else exit 1
@@ -14,7 +15,9 @@ builder_version=v0.161.0
 root=$(cd "$(dirname "$0")/.." && pwd)
 manifest="$root/collector-config/builder-config.yaml"
 cache=${LANEWATCH_CACHE:-$HOME/.cache/lanewatch}
-key=$( { cat "$manifest"; echo "builder $builder_version"; } | sha256sum | cut -c1-16)
+# Comments and blank lines do not change what gets built, so they do not change the key either.
+key=$( { sed -e 's/^[[:space:]]*#.*//' -e 's/[[:space:]]*$//' "$manifest" | grep -v '^$'
+         echo "builder $builder_version"; } | sha256sum | cut -c1-16)
 dir="$cache/collector/$key"
 bin="$dir/otelcol-lanewatch"
 
