@@ -17,8 +17,7 @@ const concurrency = Number(c);
 const requests = Number(n);
 
 // The same SDK pipeline for both instrumented modes, at the default 60 s export interval;
-// exporters drop what they get, so the
-// numbers are the instrumentation's own cost, not a network's.
+// exporters drop what they get, so the numbers are the instrumentation's own cost, not a network's.
 const dropSpans: SpanExporter = { export: (_s, done) => done({ code: 0 }), shutdown: async () => {} };
 const dropMetrics: PushMetricExporter = {
   export: (_m, done) => done({ code: 0 }),
