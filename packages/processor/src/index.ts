@@ -69,3 +69,14 @@ export { createMemoryStore } from './store/memory-store.ts';
 export { DEFAULT_STORE_URL, openLaneHealthStore, StoreUrlError } from './store/open-store.ts';
 export { redisLayout } from './store/redis-layout.ts';
 export { createRedisStore } from './store/redis-store.ts';
+export { MetricsExportConfigError, metricsExportFromEnv } from './telemetry/export-config.ts';
+export {
+  DECISION_REASONS,
+  type DecisionReason,
+  type InstrumentName,
+  PROCESSOR_INSTRUMENT,
+  PROCESSOR_METER,
+  STATE_CODE,
+  TELEMETRY_ATTR,
+} from './telemetry/instrument-names.ts';
+export type { MetricsExportOptions, OtlpHttpProtocol } from './telemetry/metrics-export.ts';

@@ -1,5 +1,7 @@
 import { appendFileSync } from 'node:fs';
+import type { Meter } from '@opentelemetry/api';
 import type { LaneHealthView } from '../evaluation/lane-health.ts';
+import { admissionDecisionRecorder } from '../telemetry/admission-decisions.ts';
 import { type AdmissionDecision, type AdmissionJob, admit } from './admit.ts';
 import { type CalibrationReport, calibrationOf, type OutcomeRecord } from './calibration.ts';
 
@@ -21,6 +23,11 @@ export interface AdmissionControllerOptions {
   readonly maxOpenDecisions?: number;
   /** Outcomes kept per lane for the calibration report (oldest dropped). Default 1,000. */
   readonly maxOutcomesPerLane?: number;
+  /**
+   * Where `lanewatch.admission.decisions` is counted. Default: the global `@opentelemetry/api` meter
+   * provider, i.e. the host service's SDK when it has one, and nothing (a no-op) when it has none.
+   */
+  readonly meter?: Meter;
 }
 
 export interface AdmissionController {
@@ -44,6 +51,7 @@ export function createAdmissionController(options: AdmissionControllerOptions): 
   const maxOutcomes = options.maxOutcomesPerLane ?? 1000;
   const open = new Map<string, OpenDecision>();
   const outcomes = new Map<string, OutcomeRecord[]>();
+  const countDecision = admissionDecisionRecorder(options.meter);
   const log = (record: object) => {
     try {
       options.log?.(JSON.stringify(record));
@@ -60,6 +68,7 @@ export function createAdmissionController(options: AdmissionControllerOptions): 
         now,
       });
       log({ type: 'decision', ...decision });
+      countDecision(decision);
       if (decision.admitted && decision.lane !== null && decision.expected_cost_s !== null) {
         open.set(decision.decision_id, {
           job_id: decision.job_id,

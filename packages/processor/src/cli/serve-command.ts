@@ -5,6 +5,8 @@ import { createAggregationWindows } from '../server/aggregation-windows.ts';
 import { startProcessor } from '../server/processor.ts';
 import { errorClass } from '../store/lane-health-store.ts';
 import { openLaneHealthStore } from '../store/open-store.ts';
+import { MetricsExportConfigError, metricsExportFromEnv, printableUrl } from '../telemetry/export-config.ts';
+import type { MetricsExportOptions } from '../telemetry/metrics-export.ts';
 import type { CliContext, Command } from './cli-context.ts';
 import { parseServeOptions, serveHelp } from './serve-options.ts';
 import { UsageError } from './usage-error.ts';
@@ -19,6 +21,13 @@ export const serveCommand: Command = {
       return 0;
     }
     const options = parseServeOptions(args, context.env);
+    let metricsExport: MetricsExportOptions | undefined;
+    try {
+      metricsExport = metricsExportFromEnv(context.env, options.otlpEndpoint);
+    } catch (error) {
+      if (error instanceof MetricsExportConfigError) throw new UsageError(error.message);
+      throw error;
+    }
     let lanes: LanesFile = EMPTY_LANES_FILE;
     if (options.lanes !== undefined) {
       try {
@@ -54,10 +63,14 @@ export const serveCommand: Command = {
       },
       bearerToken: options.token,
       log,
+      metricsExport,
     });
+    const ownMetrics = metricsExport
+      ? `own metrics to ${printableUrl(metricsExport.url)} every ${(metricsExport.intervalMs ?? options.intervalS * 1000) / 1000} s`
+      : 'own metrics not exported (no OTLP endpoint)';
     context.stdout(
       `lanewatch serve: listening on ${processor.url} (OTLP POST /v1/metrics, GET /v1/lanes, /v1/lanes/stream, /healthz); ` +
-        `store ${store.kind}; ${lanes.lanes.size} configured lanes; evaluating every ${options.intervalS} s over ${options.windowS} s\n`,
+        `store ${store.kind}; ${lanes.lanes.size} configured lanes; evaluating every ${options.intervalS} s over ${options.windowS} s; ${ownMetrics}\n`,
     );
     const signal = await context.stopRequested;
     log(`${signal}: writing the last records`);

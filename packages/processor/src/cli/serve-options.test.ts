@@ -16,6 +16,7 @@ describe('lanewatch serve options', () => {
       minSamples: 50,
       recordTtlS: 60,
       token: undefined,
+      otlpEndpoint: undefined,
     });
   });
 
@@ -45,6 +46,8 @@ describe('lanewatch serve options', () => {
       [['--window', '305'], {}, /--window \(305 s\) must be a whole number of --slice \(10 s\)/],
       [['--prot', '1'], {}, /^unknown option "--prot"; see lanewatch serve --help$/],
       [['--port'], {}, /^--port needs a value/],
+      [['--otlp-endpoint', '127.0.0.1:4318'], {}, /^--otlp-endpoint must be an http:\/\/ or https:\/\/ URL/],
+      [[], { LANEWATCH_OTLP_ENDPOINT: 'grpc://x' }, /^LANEWATCH_OTLP_ENDPOINT must be an http:\/\/ or https/],
     ];
     for (const [args, env, message] of cases) {
       assert.throws(

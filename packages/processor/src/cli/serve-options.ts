@@ -13,9 +13,10 @@ export interface ServeOptions {
   readonly minSamples: number;
   readonly recordTtlS: number;
   readonly token: string | undefined;
+  readonly otlpEndpoint: string | undefined;
 }
 
-type Kind = 'port' | 'seconds' | 'count' | 'string' | 'store';
+type Kind = 'port' | 'seconds' | 'count' | 'string' | 'store' | 'url';
 
 /** Every option of `lanewatch serve`: flag, variable, default — the README's table is this list. */
 export const SERVE_OPTIONS = [
@@ -99,6 +100,14 @@ export const SERVE_OPTIONS = [
     default: undefined,
     help: 'bearer token required on POST /v1/metrics',
   },
+  {
+    key: 'otlpEndpoint',
+    flag: '--otlp-endpoint',
+    env: 'LANEWATCH_OTLP_ENDPOINT',
+    kind: 'url',
+    default: undefined,
+    help: "OTLP/HTTP base URL for the processor's own metrics (else OTEL_EXPORTER_OTLP_ENDPOINT; none: not exported)",
+  },
 ] as const satisfies readonly {
   key: keyof ServeOptions;
   flag: string;
@@ -133,6 +142,11 @@ function parseValue(kind: Kind, raw: string, source: string): number | string {
     }
     case 'string':
       if (raw === '') throw bad('a non-empty value');
+      return raw;
+    case 'url':
+      if (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol)) {
+        throw bad('an http:// or https:// URL');
+      }
       return raw;
   }
 }

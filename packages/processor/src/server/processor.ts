@@ -1,10 +1,14 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import type { Meter } from '@opentelemetry/api';
 import { DEFAULT_EVALUATION_CONFIG, type LaneEvaluationConfig } from '../evaluation/evaluation-config.ts';
+import { isStale } from '../evaluation/lane-health.ts';
 import { createLaneFeed, type LaneFeed } from '../feed/lane-feed.ts';
 import { EMPTY_LANES_FILE, type LanesFile } from '../lanes-file/lanes-file.ts';
-import { createMetricsHandler } from '../otlp/metrics-handler.ts';
-import type { LaneHealthStore } from '../store/lane-health-store.ts';
+import { createMetricsHandler, type MetricsHandler } from '../otlp/metrics-handler.ts';
+import { errorClass, type LaneHealthStore } from '../store/lane-health-store.ts';
+import { defaultInstance, type MetricsExportOptions } from '../telemetry/metrics-export.ts';
+import { createProcessorTelemetry, type ProcessorTelemetry } from '../telemetry/processor-telemetry.ts';
 import { createEvaluationLoop, type EvaluationLoop } from './evaluation-loop.ts';
 import { createLaneServer, type LaneServer } from './lane-server.ts';
 import type { LaneWindows } from './observation-source.ts';
@@ -24,6 +28,11 @@ export interface ProcessorOptions {
   readonly now?: () => number;
   /** One line per notable event (start, store failures, shutdown); never record contents. */
   readonly log?: (line: string) => void;
+  /**
+   * Export the processor's own metrics (telemetry/instrument-names.ts) over OTLP/HTTP; every
+   * `intervalS` unless it says otherwise. Absent: nothing is exported.
+   */
+  readonly metricsExport?: MetricsExportOptions | undefined;
 }
 
 export interface RunningProcessor {
@@ -32,6 +41,11 @@ export interface RunningProcessor {
   readonly feed: LaneFeed;
   readonly loop: EvaluationLoop;
   readonly http: LaneServer;
+  /**
+   * The meter the processor's own metrics are exported through (a no-op one without `metricsExport`):
+   * pass it to `createAdmissionController` to count decisions made in this process into the same export.
+   */
+  readonly meter: Meter;
   /** Graceful shutdown: stop the timer, evaluate once more and write the last records, close. */
   close(): Promise<void>;
 }
@@ -57,14 +71,23 @@ export async function startProcessor(options: ProcessorOptions): Promise<Running
     now,
     onError: (error) => log(`evaluation round failed: ${(error as Error).name}`),
   });
-  const ingest = windows
+  // Made once the port is known (it names the instance); no request is read before that.
+  let telemetry: ProcessorTelemetry | undefined;
+  const handler = windows
     ? createMetricsHandler({
         ingest: (batch) => windows.ingest(batch),
         ...(windows.accepts ? { accepts: windows.accepts } : {}),
         bearerToken: options.bearerToken,
         ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
         onError: (error) => log(`ingest failed: ${(error as Error).name}`),
+        onPoints: (accepted, rejected) => telemetry?.ingest.points(accepted, rejected),
       })
+    : undefined;
+  const ingest: MetricsHandler | undefined = handler
+    ? (req, res) => {
+        res.once('finish', () => telemetry?.ingest.request(res.statusCode));
+        return handler(req, res);
+      }
     : undefined;
   const http = createLaneServer({
     feed,
@@ -77,6 +100,27 @@ export async function startProcessor(options: ProcessorOptions): Promise<Running
   await once(http.server, 'listening');
   const port = (http.server.address() as AddressInfo).port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  let lastExportError: string | undefined;
+  try {
+    telemetry = createProcessorTelemetry({
+      export: options.metricsExport && {
+        ...options.metricsExport,
+        intervalMs: options.metricsExport.intervalMs ?? options.intervalS * 1000,
+        instance: defaultInstance(port),
+      },
+      records: () => feed.snapshot().filter((record) => !isStale(record, now())),
+      onError: (error) => {
+        // One line per change of failure, not one per export.
+        const kind = errorClass(error);
+        if (kind !== lastExportError) log(`metrics export failed: ${kind}`);
+        lastExportError = kind;
+      },
+    });
+  } catch (error) {
+    // A bad metricsExport (e.g. an interval of 0) fails the start without leaving the port open.
+    http.server.close();
+    throw error;
+  }
   loop.start();
   let closing: Promise<void> | undefined;
   return {
@@ -85,10 +129,12 @@ export async function startProcessor(options: ProcessorOptions): Promise<Running
     feed,
     loop,
     http,
+    meter: telemetry.meter,
     close() {
       closing ??= (async () => {
         await loop.stop();
         await loop.evaluateNow().catch(() => undefined);
+        await telemetry?.shutdown();
         http.server.close();
         http.server.closeAllConnections();
         await store.close();

@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { MetricsExportConfigError, metricsExportFromEnv, printableUrl } from './export-config.ts';
+
+describe('metricsExportFromEnv', () => {
+  it('exports nothing unless an endpoint is named', () => {
+    assert.equal(metricsExportFromEnv({}), undefined);
+    assert.equal(metricsExportFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: '' }), undefined);
+  });
+
+  it('takes the flag or LANEWATCH_OTLP_ENDPOINT first, then the signal endpoint as is, then the base one', () => {
+    const env = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'http://metrics:4318/custom/path',
+    };
+    assert.equal(metricsExportFromEnv(env, 'http://flag:4318')?.url, 'http://flag:4318/v1/metrics');
+    assert.equal(metricsExportFromEnv(env)?.url, 'http://metrics:4318/custom/path');
+    assert.equal(
+      metricsExportFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })?.url,
+      'http://collector:4318/v1/metrics',
+    );
+    // OTLP spec: appended relative to the base path.
+    assert.equal(
+      metricsExportFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://gw.example/otlp/' })?.url,
+      'https://gw.example/otlp/v1/metrics',
+    );
+  });
+
+  it('reads protocol, interval and timeout from the OpenTelemetry variables', () => {
+    const base = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' };
+    assert.deepEqual(metricsExportFromEnv(base), {
+      url: 'http://c:4318/v1/metrics',
+      protocol: 'http/protobuf',
+      intervalMs: undefined,
+      timeoutMs: undefined,
+    });
+    const set = metricsExportFromEnv({
+      ...base,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json',
+      OTEL_METRIC_EXPORT_INTERVAL: '15000',
+      OTEL_METRIC_EXPORT_TIMEOUT: '5000',
+    });
+    assert.equal(set?.protocol, 'http/json');
+    assert.equal(set?.intervalMs, 15_000);
+    assert.equal(set?.timeoutMs, 5_000);
+  });
+
+  it('is off with OTEL_SDK_DISABLED=true or OTEL_METRICS_EXPORTER=none, whatever the endpoint', () => {
+    assert.equal(metricsExportFromEnv({ OTEL_SDK_DISABLED: 'true' }, 'http://flag:4318'), undefined);
+    assert.equal(
+      metricsExportFromEnv({ OTEL_METRICS_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }),
+      undefined,
+    );
+  });
+
+  it('says which variable is wrong and what it must be', () => {
+    const base = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' };
+    const cases: [Record<string, string>, RegExp][] = [
+      [
+        { OTEL_EXPORTER_OTLP_ENDPOINT: 'c:4317' },
+        /^OTEL_EXPORTER_OTLP_ENDPOINT must be an http:\/\/ or https:\/\/ URL/,
+      ],
+      [
+        { ...base, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+        /^OTEL_EXPORTER_OTLP_PROTOCOL must be http\/protobuf or http\/json/,
+      ],
+      [
+        { ...base, OTEL_METRIC_EXPORT_INTERVAL: '10s' },
+        /^OTEL_METRIC_EXPORT_INTERVAL must be a whole number of milliseconds/,
+      ],
+      [{ ...base, OTEL_METRICS_EXPORTER: 'prometheus' }, /^OTEL_METRICS_EXPORTER must be otlp or none/],
+    ];
+    for (const [env, message] of cases) {
+      assert.throws(
+        () => metricsExportFromEnv(env),
+        (e: unknown) => e instanceof MetricsExportConfigError && message.test(e.message),
+        message.source,
+      );
+    }
+  });
+
+  it('prints an endpoint without credentials or query', () => {
+    assert.equal(
+      printableUrl('https://user:secret@gw.example/v1/metrics?key=k'),
+      'https://gw.example/v1/metrics',
+    );
+  });
+});
