@@ -3,11 +3,16 @@ import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { startOtlpSink } from '../../../test/stack/otlp-sink.ts';
 import { sse, startScriptedServer } from '../test/harness.ts';
-import { startOtlpSink } from '../test/otlp-sink.ts';
 import { MILESTONE_METRIC } from './names.ts';
 
 const run = promisify(execFile);
+const bodiesOf = (sink: { requests: readonly { path: string; body: Buffer }[] }, path: string) =>
+  sink.requests
+    .filter((r) => r.path === path)
+    .map((r) => r.body.toString())
+    .join('\n');
 const fixture = (name: string) => fileURLToPath(new URL(`../test/fixtures/${name}`, import.meta.url));
 const CANARY = 'CANARY-regist-41c2';
 
@@ -53,14 +58,8 @@ for (const [flag, app] of [
           },
         );
         assert.match(stdout, /^200 \d+/, 'the app got its response');
-        const metricsBody = sink.received
-          .filter((r) => r.path === '/v1/metrics')
-          .map((r) => r.body)
-          .join('\n');
-        const tracesBody = sink.received
-          .filter((r) => r.path === '/v1/traces')
-          .map((r) => r.body)
-          .join('\n');
+        const metricsBody = bodiesOf(sink, '/v1/metrics');
+        const tracesBody = bodiesOf(sink, '/v1/traces');
         for (const name of Object.values(MILESTONE_METRIC)) {
           assert.ok(metricsBody.includes(`"name":"${name}"`), `${name} exported`);
         }
@@ -149,7 +148,9 @@ describe('inside an existing NodeSDK with @opentelemetry/auto-instrumentations-n
         timeout: 60_000,
       });
       assert.match(stdout, /done/);
-      const traces = sink.received.filter((r) => r.path === '/v1/traces').map((r) => JSON.parse(r.body));
+      const traces = sink.requests
+        .filter((r) => r.path === '/v1/traces')
+        .map((r) => JSON.parse(r.body.toString()));
       const spans = traces.flatMap((t) =>
         t.resourceSpans.flatMap((rs: { scopeSpans: Array<{ scope: { name: string }; spans: unknown[] }> }) =>
           rs.scopeSpans.flatMap((ss) => ss.spans.map(() => ss.scope.name)),
@@ -164,10 +165,7 @@ describe('inside an existing NodeSDK with @opentelemetry/auto-instrumentations-n
         spans.some((s: string) => s.includes('undici')),
         'the auto-instrumentations made their HTTP spans',
       );
-      const metrics = sink.received
-        .filter((r) => r.path === '/v1/metrics')
-        .map((r) => r.body)
-        .join('\n');
+      const metrics = bodiesOf(sink, '/v1/metrics');
       const counts = [
         ...metrics.matchAll(/"name":"gen_ai\.client\.operation\.duration".*?"count":"?(\d+)"?/g),
       ].map((m) => Number(m[1]));
