@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { exampleRecord } from '../evaluation/example-record.ts';
+import { exampleRecord } from '../evaluation/example-record.test-helper.ts';
 import { viewOf } from '../evaluation/lane-health.ts';
 import { createAdmissionController, decisionLogFile } from './admission-controller.ts';
 import { calibrationOf, outcomesFromLog } from './calibration.ts';

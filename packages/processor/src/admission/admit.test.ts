@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { exampleRecord } from '../evaluation/example-record.ts';
+import { exampleRecord } from '../evaluation/example-record.test-helper.ts';
 import { type LaneHealth, type LaneHealthView, type LaneState, viewOf } from '../evaluation/lane-health.ts';
 import { AdmissionJobError, admit, expectedCostFor } from './admit.ts';
 

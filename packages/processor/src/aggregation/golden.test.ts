@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { decodeJsonRequest } from '../otlp/decode-json.ts';
-import { observationJson } from './golden-observation.ts';
+import { observationJson } from './golden-observation.test-helper.ts';
 import { LaneWindows } from './lane-windows.ts';
 
 // Golden scenarios: testdata/<case>/input1.json, input2.json… (OTLP JSON requests, fed in order

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type ExponentialHistogram, histogramOf } from '../histogram/exponential-histogram.ts';
-import { assertQuantilesWithinBound } from '../histogram/quantile-bound.ts';
+import { assertQuantilesWithinBound } from '../histogram/quantile-bound.test-helper.ts';
 import { lognormalSamples, paretoSamples } from '../histogram/random-samples.ts';
 import type { LaneObservation } from '../lane-observation.ts';
 import type { AttributeValue, HistogramPoint, MetricsBatch } from '../otlp/histogram-point.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { exampleRecord } from '../evaluation/example-record.ts';
+import { exampleRecord } from '../evaluation/example-record.test-helper.ts';
 import type { LaneHealth } from '../evaluation/lane-health.ts';
 import { DEMO_LANES } from './demo-lanes.ts';
 import type { DemoLaneView, DemoSnapshot } from './demo-snapshot.ts';

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { evaluateLane } from './evaluate-lane.ts';
 import { DEFAULT_EVALUATION_CONFIG } from './evaluation-config.ts';
-import { exampleRecord } from './example-record.ts';
+import { exampleRecord } from './example-record.test-helper.ts';
 import { viewOf } from './lane-health.ts';
 import { observationOf } from './simulated-calls.ts';
 

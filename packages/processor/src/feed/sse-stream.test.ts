@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { exampleRecord } from '../evaluation/example-record.ts';
+import { exampleRecord } from '../evaluation/example-record.test-helper.ts';
 import type { LaneHealth } from '../evaluation/lane-health.ts';
 import { createLaneServer } from '../server/lane-server.ts';
 import { createLaneFeed } from './lane-feed.ts';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { type ExplicitHistogram, explicitToExponential, subtractExplicit } from './explicit-histogram.ts';
 import { relativeErrorAt } from './exponential-mapping.ts';
 import { HistogramDistribution } from './histogram-distribution.ts';
-import { assertQuantilesWithinBound } from './quantile-bound.ts';
+import { assertQuantilesWithinBound } from './quantile-bound.test-helper.ts';
 import { lognormalSamples, paretoSamples } from './random-samples.ts';
 
 /** The OpenTelemetry SDK default boundaries (in the unit of the samples). */

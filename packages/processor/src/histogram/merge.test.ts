@@ -4,7 +4,7 @@ import { emptyHistogram, histogramOf, recordValue } from './exponential-histogra
 import { bucketIndex, relativeErrorAt } from './exponential-mapping.ts';
 import { mergeAll, mergeInto } from './merge.ts';
 import { quantile } from './quantile.ts';
-import { assertQuantilesWithinBound } from './quantile-bound.ts';
+import { assertQuantilesWithinBound } from './quantile-bound.test-helper.ts';
 import { lognormalSamples, paretoSamples } from './random-samples.ts';
 
 describe('merging exponential histograms', () => {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { histogramOf } from './exponential-histogram.ts';
 import { relativeErrorAt } from './exponential-mapping.ts';
 import { quantile } from './quantile.ts';
-import { assertQuantilesWithinBound } from './quantile-bound.ts';
+import { assertQuantilesWithinBound } from './quantile-bound.test-helper.ts';
 import { lognormalSamples, paretoSamples, seededRandom } from './random-samples.ts';
 
 describe('quantile estimation', () => {

@@ -15,7 +15,7 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import { LaneWindows } from '../aggregation/lane-windows.ts';
 import { relativeErrorAt } from '../histogram/exponential-mapping.ts';
-import { assertQuantilesWithinBound } from '../histogram/quantile-bound.ts';
+import { assertQuantilesWithinBound } from '../histogram/quantile-bound.test-helper.ts';
 import { lognormalSamples } from '../histogram/random-samples.ts';
 import { createMetricsHandler } from './metrics-handler.ts';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'redis';
-import { exampleRecord } from '../evaluation/example-record.ts';
+import { exampleRecord } from '../evaluation/example-record.test-helper.ts';
 import type { LaneHealthView } from '../evaluation/lane-health.ts';
 import { startProcessor } from '../server/processor.ts';
 import { createFileStore } from '../store/file-store.ts';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { exactDistribution } from '../evaluation/exact-distribution.ts';
 import { htmlReport } from './html-report.ts';
 import { commonEdges, niceAbove, niceBelow, sharesOf } from './report-data.ts';
-import { reportFixture } from './report-fixture.ts';
+import { reportFixture } from './report-fixture.test-helper.ts';
 import { ticksOf } from './svg-charts.ts';
 
 describe('HTML report', () => {

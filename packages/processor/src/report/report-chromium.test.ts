@@ -3,9 +3,9 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, ensureChromium } from './chromium.ts';
+import { chromium, ensureChromium } from './chromium.test-helper.ts';
 import { htmlReport } from './html-report.ts';
-import { reportFixture } from './report-fixture.ts';
+import { reportFixture } from './report-fixture.test-helper.ts';
 
 // The report as a person sees it: rendered by headless Chromium, measured in the page, screenshotted.
 // The measuring script is added to a copy for the test only; the report itself has no script.

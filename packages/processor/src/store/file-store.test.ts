@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { exampleRecord } from '../evaluation/example-record.ts';
+import { exampleRecord } from '../evaluation/example-record.test-helper.ts';
 import type { LaneHealth } from '../evaluation/lane-health.ts';
 import { createFileStore, type LaneHealthDocument } from './file-store.ts';
 import { openLaneHealthStore } from './open-store.ts';

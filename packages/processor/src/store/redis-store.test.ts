@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'redis';
-import { exampleRecord } from '../evaluation/example-record.ts';
+import { exampleRecord } from '../evaluation/example-record.test-helper.ts';
 import type { LaneHealth } from '../evaluation/lane-health.ts';
 import { redisLayout } from './redis-layout.ts';
 import { createRedisStore } from './redis-store.ts';

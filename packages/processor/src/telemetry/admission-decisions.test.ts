@@ -3,7 +3,7 @@ import { afterEach, describe, it } from 'node:test';
 import { metrics } from '@opentelemetry/api';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { admit } from '../admission/admit.ts';
-import { exampleRecord } from '../evaluation/example-record.ts';
+import { exampleRecord } from '../evaluation/example-record.test-helper.ts';
 import { type LaneHealthView, viewOf } from '../evaluation/lane-health.ts';
 import { admissionDecisionRecorder, decisionReasonOf } from './admission-decisions.ts';
 import { PROCESSOR_INSTRUMENT, PROCESSOR_METER, TELEMETRY_ATTR } from './instrument-names.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MILESTONES } from '@lanewatch/instrumentation/names';
-import { exampleRecord } from '../evaluation/example-record.ts';
+import { exampleRecord } from '../evaluation/example-record.test-helper.ts';
 import { LANE_STATES, type LaneHealth, severity } from '../evaluation/lane-health.ts';
 import {
   PROCESSOR_INSTRUMENT,

@@ -10,7 +10,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { createAdmissionController } from '../admission/admission-controller.ts';
 import type { AdmissionJob } from '../admission/admit.ts';
-import { exampleRecord } from '../evaluation/example-record.ts';
+import { exampleRecord } from '../evaluation/example-record.test-helper.ts';
 import type { LaneHealthView } from '../evaluation/lane-health.ts';
 import { lognormalSamples } from '../histogram/random-samples.ts';
 import { createLaneReader } from '../reader/lane-reader.ts';
@@ -18,7 +18,7 @@ import { createAggregationWindows } from '../server/aggregation-windows.ts';
 import { type RunningProcessor, startProcessor } from '../server/processor.ts';
 import { createMemoryStore } from '../store/memory-store.ts';
 import { PROCESSOR_INSTRUMENT, PROCESSOR_METER, STATE_CODE, TELEMETRY_ATTR } from './instrument-names.ts';
-import { type OtlpJsonSink, type SinkPoint, startOtlpJsonSink } from './otlp-json-sink.ts';
+import { type OtlpJsonSink, type SinkPoint, startOtlpJsonSink } from './otlp-json-sink.test-helper.ts';
 
 // The processor's own metrics end to end: an app's real MeterProvider (lanewatch's exponential View)
 // exports two lanes to a real processor; the processor evaluates them and exports its gauges and

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { CliContext } from '../cli/cli-context.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { PROCESSOR_INSTRUMENT, TELEMETRY_ATTR } from './instrument-names.ts';
-import { type SinkPoint, startOtlpJsonSink } from './otlp-json-sink.ts';
+import { type SinkPoint, startOtlpJsonSink } from './otlp-json-sink.test-helper.ts';
 
 const LANES = fileURLToPath(new URL('../lanes-file/lanes.example.yaml', import.meta.url));
 
