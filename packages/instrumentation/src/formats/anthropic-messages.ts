@@ -106,7 +106,7 @@ export const anthropicMessages: Format = {
               return;
           }
         },
-        onIssue: report.oversizedLine,
+        onIssue: () => report.oversizedLine(),
       },
       options,
     );

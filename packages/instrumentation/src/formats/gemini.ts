@@ -88,7 +88,7 @@ export const gemini: Format = {
           const response = parseObject(buffer, start, end);
           if (response !== undefined) readResponse(response, report);
         },
-        onIssue: report.oversizedLine,
+        onIssue: () => report.oversizedLine(),
       },
       options,
     );

@@ -105,6 +105,56 @@ describe('scanKeys', () => {
       { numRuns: 1000 },
     );
   });
+
+  it('finds a name wherever it sits in a long text, across the middle too', () => {
+    // Long texts are searched from both halves at once: every position must still be found.
+    const keys = jsonKeys(['usage'], ['error']);
+    for (const [name, wanted] of [
+      ['"usage":{"a":1}', keys.mask('usage')],
+      ['"error"', keys.mask('error')],
+    ] as const) {
+      for (let at = 0; at <= 120; at += 1) {
+        const json = `{"p":"${'x'.repeat(at)}",${name},"q":"${'y'.repeat(120 - at)}"}`;
+        assert.equal(scan(json, keys, wanted), true, json);
+        assert.equal(scan(json.replace(name, '"other":1'), keys, wanted), false, json);
+      }
+    }
+  });
+
+  it('agrees with a walk of the parsed value in long texts (property)', () => {
+    const keys = ['content', 'text', 'usage'];
+    const tricky = fc.constantFrom('content', '"content": "x"', 'text\\', '"usage":{"a":1}', '', ' ');
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        fc.constantFrom(null, true, false, 0, 7),
+        fc.oneof(fc.string(), tricky),
+        fc.array(tie('node'), { maxLength: 3 }),
+        fc.dictionary(fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 4 })), tie('node'), {
+          maxKeys: 4,
+        }),
+      ),
+    })).node;
+    const compiled = jsonKeys(keys);
+    fc.assert(
+      fc.property(
+        value,
+        fc.string({ minLength: 40, maxLength: 120 }),
+        fc.string({ minLength: 40, maxLength: 120 }),
+        fc.subarray(keys, { minLength: 1 }),
+        (json, before, after, wanted) => {
+          const wrapped = { before, value: json, after };
+          const text = JSON.stringify(wrapped);
+          assert.equal(
+            scan(text, compiled, compiled.mask(...wanted)),
+            wanted.some((key) => referenceHasValue(wrapped, key)),
+            text,
+          );
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
 });
 
 describe('parseObject', () => {

@@ -22,6 +22,7 @@ const CR = 0x0d;
 // The UTF-8 byte order mark. The event-stream grammar allows one at the start (`stream = [ bom ]
 // *event`) and UTF-8 decode strips it; NDJSON producers that write one get the same treatment.
 const BOM = [0xef, 0xbb, 0xbf] as const;
+const NOTHING = Buffer.alloc(0);
 
 export interface LineSink {
   /**
@@ -62,17 +63,17 @@ export function createLineSplitter(sink: LineSink, options?: { maxLineBytes?: nu
   let pieces: Buffer[] = []; // copies of the incomplete line
   let pendingBytes = 0;
   let discarding = false; // inside a line over the cap
-  let discardHead: Buffer = Buffer.alloc(0);
+  let discardHead: Buffer = NOTHING;
   let discardBytes = 0;
 
   function reset(): void {
     atStreamStart = true;
     bomBytesSeen = 0;
     afterCR = false;
-    pieces = [];
+    if (pieces.length > 0) pieces = [];
     pendingBytes = 0;
     discarding = false;
-    discardHead = Buffer.alloc(0);
+    discardHead = NOTHING;
     discardBytes = 0;
   }
 
@@ -91,7 +92,7 @@ export function createLineSplitter(sink: LineSink, options?: { maxLineBytes?: nu
       const head = discardHead;
       const bytes = discardBytes + (end - start);
       discarding = false;
-      discardHead = Buffer.alloc(0);
+      discardHead = NOTHING;
       discardBytes = 0;
       sink.oversizedLine(head, bytes);
       return;
@@ -146,18 +147,23 @@ export function createLineSplitter(sink: LineSink, options?: { maxLineBytes?: nu
     let nextLF = -2;
     let nextCR = -2;
     while (pos < length) {
-      if (nextLF !== -1 && nextLF < pos) nextLF = chunk.indexOf(LF, pos);
-      if (nextCR !== -1 && nextCR < pos) nextCR = chunk.indexOf(CR, pos);
       let end: number;
-      if (nextLF === -1) {
-        if (nextCR === -1) break;
-        end = nextCR;
+      const first = chunk[pos];
+      if (first === LF || first === CR) {
+        end = pos; // an empty line — in SSE, the end of an event — needs no search
       } else {
-        end = nextCR === -1 || nextLF < nextCR ? nextLF : nextCR;
+        if (nextLF !== -1 && nextLF < pos) nextLF = chunk.indexOf(LF, pos);
+        if (nextCR !== -1 && nextCR < pos) nextCR = chunk.indexOf(CR, pos);
+        if (nextLF === -1) {
+          if (nextCR === -1) break;
+          end = nextCR;
+        } else {
+          end = nextCR === -1 || nextLF < nextCR ? nextLF : nextCR;
+        }
       }
       endLine(chunk, pos, end);
       pos = end + 1;
-      if (end === nextCR) {
+      if (chunk[end] === CR) {
         // A CR ends the line at once (its event may be due now); an LF right after it is the same
         // line ending, whether it is in this chunk or starts the next one.
         if (pos < length) {

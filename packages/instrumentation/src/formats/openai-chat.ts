@@ -117,7 +117,7 @@ export const openaiChat: Format = {
           const chunk = parseObject(buffer, start, end);
           if (chunk !== undefined) readChunk(chunk, report);
         },
-        onIssue: report.oversizedLine,
+        onIssue: () => report.oversizedLine(),
       },
       options,
     );

@@ -83,7 +83,7 @@ export const openaiResponses: Format = {
             }
           }
         },
-        onIssue: report.oversizedLine,
+        onIssue: () => report.oversizedLine(),
       },
       options,
     );

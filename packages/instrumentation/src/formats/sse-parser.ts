@@ -15,7 +15,7 @@ export interface ServerSentEvent {
   readonly type: string;
   /**
    * The `data` fields joined with LF, as UTF-8 bytes: `buffer[start, end)`. Only valid during
-   * `onEvent` (it may be the application's chunk): copy to keep.
+   * `onEvent` (it may be the application's chunk, and the event object is reused): copy to keep.
    */
   readonly buffer: Buffer;
   readonly start: number;
@@ -57,6 +57,8 @@ export interface SseParser {
    */
   reset(): void;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 const COLON = 0x3a;
 const SPACE = 0x20;
@@ -104,6 +106,14 @@ export function createSseParser(callbacks: SseCallbacks, options?: SseParserOpti
   let dataBytes = 0; // all values plus the LFs that will join them
   let incomplete = false;
   let lastEventId = '';
+  const event: Mutable<ServerSentEvent> = {
+    type: 'message',
+    buffer: EMPTY,
+    start: 0,
+    end: 0,
+    id: '',
+    incomplete: false,
+  };
 
   function clearEvent(): void {
     eventType = '';
@@ -144,14 +154,14 @@ export function createSseParser(callbacks: SseCallbacks, options?: SseParserOpti
       start = 0;
       end = dataBytes;
     }
-    const event: ServerSentEvent = {
-      type: eventType === '' ? 'message' : eventType,
-      buffer,
-      start,
-      end,
-      id: lastEventId,
-      incomplete,
-    };
+    // One event object per parser, filled in for each dispatch: it is only valid during `onEvent`
+    // anyway, and a stream dispatches thousands.
+    event.type = eventType === '' ? 'message' : eventType;
+    event.buffer = buffer;
+    event.start = start;
+    event.end = end;
+    event.id = lastEventId;
+    event.incomplete = incomplete;
     clearEvent();
     callbacks.onEvent(event);
   }

@@ -33,71 +33,79 @@ export function sanitizeErrorType(value: unknown): string {
   return ERROR_TYPE_SHAPE.test(label) ? label : OTHER_STREAM_ERROR;
 }
 
-export interface StreamReport {
-  event(): void;
+/**
+ * A class rather than an object of closures: every stream gets one, and an object literal with a
+ * getter costs far more to create than an instance whose methods live on a shared prototype.
+ */
+export class StreamReport {
+  readonly #observer: StreamObserver;
+  #text = false;
+  #reasoning = false;
+  #toolCall = false;
+  #terminated = false;
+
+  constructor(observer: StreamObserver) {
+    this.#observer = observer;
+  }
+
+  event(): void {
+    this.#observer.event();
+  }
+
   /** Reports `kind` the first time only, and nothing once text was reported (the last milestone). */
-  output(kind: OutputKind): void;
+  output(kind: OutputKind): void {
+    if (this.#text) return;
+    if (kind === 'text') {
+      this.#text = true;
+    } else if (kind === 'reasoning') {
+      if (this.#reasoning) return;
+      this.#reasoning = true;
+    } else {
+      if (this.#toolCall) return;
+      this.#toolCall = true;
+    }
+    this.#observer.output(kind);
+  }
+
   /** Whether `kind` is no longer worth looking for: reported, or text was. */
-  has(kind: OutputKind): boolean;
+  has(kind: OutputKind): boolean {
+    return (
+      this.#text || (kind === 'reasoning' ? this.#reasoning : kind === 'tool_call' ? this.#toolCall : false)
+    );
+  }
+
   /** The union of the masks of the kinds still worth looking for: none once text was reported. */
-  unseen(masks: Readonly<Record<OutputKind, number>>): number;
-  usage(inputTokens: unknown, outputTokens: unknown): void;
+  unseen(masks: Readonly<Record<OutputKind, number>>): number {
+    if (this.#text) return 0;
+    return masks.text | (this.#reasoning ? 0 : masks.reasoning) | (this.#toolCall ? 0 : masks.tool_call);
+  }
+
+  usage(inputTokens: unknown, outputTokens: unknown): void {
+    const input = tokenCount(inputTokens);
+    const output = tokenCount(outputTokens);
+    if (input !== undefined || output !== undefined) this.#observer.usage(input, output);
+  }
+
   /** Reports the terminal event the first time only. */
-  terminal(): void;
-  readonly terminated: boolean;
-  streamError(providerType: unknown): void;
-  oversizedLine(): void;
+  terminal(): void {
+    if (this.#terminated) return;
+    this.#terminated = true;
+    this.#observer.terminal();
+  }
+
+  get terminated(): boolean {
+    return this.#terminated;
+  }
+
+  streamError(providerType: unknown): void {
+    this.#observer.streamError(sanitizeErrorType(providerType));
+  }
+
+  oversizedLine(): void {
+    this.#observer.oversizedLine?.();
+  }
 }
 
 export function createStreamReport(observer: StreamObserver): StreamReport {
-  let text = false;
-  let reasoning = false;
-  let toolCall = false;
-  let terminated = false;
-
-  return {
-    event() {
-      observer.event();
-    },
-    output(kind) {
-      if (text) return;
-      if (kind === 'text') {
-        if (text) return;
-        text = true;
-      } else if (kind === 'reasoning') {
-        if (reasoning) return;
-        reasoning = true;
-      } else {
-        if (toolCall) return;
-        toolCall = true;
-      }
-      observer.output(kind);
-    },
-    has(kind) {
-      return text || (kind === 'reasoning' ? reasoning : kind === 'tool_call' ? toolCall : false);
-    },
-    unseen(masks) {
-      if (text) return 0;
-      return masks.text | (reasoning ? 0 : masks.reasoning) | (toolCall ? 0 : masks.tool_call);
-    },
-    usage(inputTokens, outputTokens) {
-      const input = tokenCount(inputTokens);
-      const output = tokenCount(outputTokens);
-      if (input !== undefined || output !== undefined) observer.usage(input, output);
-    },
-    terminal() {
-      if (terminated) return;
-      terminated = true;
-      observer.terminal();
-    },
-    get terminated() {
-      return terminated;
-    },
-    streamError(providerType) {
-      observer.streamError(sanitizeErrorType(providerType));
-    },
-    oversizedLine() {
-      observer.oversizedLine?.();
-    },
-  };
+  return new StreamReport(observer);
 }
