@@ -6,6 +6,7 @@
 // HTTP control API on 127.0.0.1 (an incoming server, which the instrumentation does not track):
 //   POST /calls  {call: {url, headers, body}, count, concurrency}  → {statuses, failures, ms}
 //   POST /admit  {store, jobs: [{id, deadline_s, secret_class?}]}  → {decisions: [{admitted, lane, reason}]}
+//   POST /memory → {heapUsed, rss} after a full GC when started with --expose-gc (live heap, not garbage)
 //   POST /exit   → closes the control server; the process then ends by itself (register flushes)
 // It prints one line when listening, `control port N`, and one line per admission decision (the
 // processor's decision log); never a request, a response or a header.
@@ -84,7 +85,13 @@ function readJson(request) {
   });
 }
 
-const routes = { '/calls': runCalls, '/admit': admitJobs };
+async function memory() {
+  globalThis.gc?.();
+  const { heapUsed, rss } = process.memoryUsage();
+  return { heapUsed, rss, collected: typeof globalThis.gc === 'function' };
+}
+
+const routes = { '/calls': runCalls, '/admit': admitJobs, '/memory': memory };
 
 const server = http.createServer(async (request, response) => {
   try {

@@ -27,6 +27,8 @@ export interface InstrumentedApp {
   readonly serviceName: string;
   calls(call: ProviderCall, count: number, concurrency: number): Promise<CallResult>;
   admit(store: string, jobs: readonly AdmissionJob[]): Promise<{ admitted: boolean; lane: string | null }[]>;
+  /** The app's live heap after a full GC (needs `exposeGc`), and its RSS as Node reports it. */
+  memory(): Promise<{ heapUsed: number; rss: number; collected: boolean }>;
   /** Asks the app to finish (the SDK flushes on the way out), then stops it. */
   stop(): Promise<void>;
 }
@@ -37,11 +39,18 @@ export async function startInstrumentedApp(options: {
   readonly serviceName: string;
   readonly exportIntervalMs?: number;
   readonly name?: string;
+  /** `--expose-gc`, so `memory()` measures what is live rather than what awaits collection. */
+  readonly exposeGc?: boolean;
 }): Promise<InstrumentedApp> {
   const proc = startProcess({
     name: options.name ?? 'app',
     command: process.execPath,
-    args: ['--require', '@lanewatch/instrumentation/register', appScript],
+    args: [
+      ...(options.exposeGc ? ['--expose-gc'] : []),
+      '--require',
+      '@lanewatch/instrumentation/register',
+      appScript,
+    ],
     cwd: repoRoot,
     env: {
       OTEL_SERVICE_NAME: options.serviceName,
@@ -80,6 +89,7 @@ export async function startInstrumentedApp(options: {
       );
       return decisions;
     },
+    memory: () => post('/memory', {}),
     async stop() {
       if (!proc.running) return;
       await post('/exit', {}).catch(() => undefined);

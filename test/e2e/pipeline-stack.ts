@@ -36,6 +36,8 @@ export interface PipelineOptions {
   /** Redis port of the store (the shared 6379, or a private one). */
   readonly redisPort: number;
   readonly processor: Omit<ServeOptions, 'port' | 'store' | 'otlpEndpoint'>;
+  /** Start the app with --expose-gc (its memory can then be measured without garbage). */
+  readonly exposeGc?: boolean;
 }
 
 export interface PipelineStack {
@@ -106,6 +108,7 @@ export async function startPipeline(options: PipelineOptions): Promise<PipelineS
       otlpEndpoint: otlpHttpUrl,
       laneMap: laneMapOf(lanes),
       serviceName: options.serviceName,
+      exposeGc: options.exposeGc,
     });
     stops.push(() => app.stop());
 

@@ -76,10 +76,14 @@ const LANES: readonly (LaneSpec & { calls: number; concurrency: number })[] = [
 ];
 const LANE_NAMES = LANES.map((l) => l.lane);
 
-/** The app measures from before its request leaves to after a chunk arrives; the server, from the
- * request's arrival to just before the write. What lies between (loopback, two event loops on a shared
- * 2-core machine) is what the app adds to the server's times: never less than 0, allowed up to this. */
-const CLIENT_SHARE_S = 0.03;
+/**
+ * The app measures from before its request leaves to when a chunk reaches it; the server records from
+ * the request's arrival to just before its write. What lies between (loopback, and two event loops
+ * with 20 streams on a shared 2-core machine) only ever adds to the app's times: the p95 may not be
+ * below the exact one by more than the histogram's bound, and may be above it by up to this much
+ * (measured: 2–21 ms at p95, the most under load from other jobs).
+ */
+const CLIENT_SHARE_S = 0.05;
 
 interface Quantiles {
   p50: number;
@@ -261,7 +265,7 @@ describe('the pipeline on local processes', { timeout: 240_000 }, () => {
     }
   });
 
-  test('the hints in Redis rank the slow-tailed lane behind the steady one, p95 within the error bound', async () => {
+  test('the hints in Redis rank the slow-tailed lane behind the steady one, p95 within the error bound', async (t) => {
     const records = new Map<string, LaneRecord>();
     for (const lane of ['steady', 'spiky']) {
       const record = await laneRecord<LaneRecord>(redisPort, stack.prefix, lane);
@@ -293,6 +297,11 @@ describe('the pipeline on local processes', { timeout: 240_000 }, () => {
         const quantiles = record.quantiles[MILESTONE_QUANTILE_KEY[m]];
         assert.ok(quantiles, `${lane} ${m}: quantiles in the record`);
         assert.equal(quantiles.samples, exact.length, `${lane} ${m}: successful calls`);
+        const upper = exact[Math.ceil(0.95 * (exact.length - 1))] ?? Number.NaN;
+        t.diagnostic(
+          `${lane} ${m}: p95 ${quantiles.p95.toFixed(4)} s, exact ${upper.toFixed(4)} s ` +
+            `(${((quantiles.p95 - upper) * 1000).toFixed(1)} ms; relative error ${record.relative_error})`,
+        );
         assertWithinBound(`${lane} ${m}`, quantiles.p95, exact, 0.95, record.relative_error);
       }
     }
