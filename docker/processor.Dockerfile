@@ -6,11 +6,14 @@ COPY packages/instrumentation/package.json packages/instrumentation/
 COPY packages/simulator/package.json packages/simulator/
 COPY packages/processor/package.json packages/processor/
 COPY test/package.json test/
-# --ignore-scripts: the repo's `node` devDependency would download a second Node; the image has one.
+# --ignore-scripts: the repo's `node` devDependency would install a second Node; the image has one.
+# Without its install script that package's bin is no Node, so tsc is run with the image's `node`
+# rather than through npx (which would put node_modules/.bin first on PATH).
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.json ./
 COPY packages packages
-RUN npx tsc --build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
+RUN node node_modules/typescript/bin/tsc --build \
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
