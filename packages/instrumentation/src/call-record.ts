@@ -1,6 +1,7 @@
 import type { Context } from '@opentelemetry/api';
+import type { CallResult } from './call-telemetry.ts';
 import type { Format, StreamDetector, StreamObserver } from './formats/stream-observer.ts';
-import type { Outcome, OutputKind } from './names.ts';
+import type { OutputKind } from './names.ts';
 import type { RequestIdentity } from './request-identity.ts';
 
 /**
@@ -75,17 +76,21 @@ export class CallRecord implements StreamObserver {
 export function outcomeOf(
   record: CallRecord,
   transportError: { cancelled: boolean; type: string } | undefined,
-): { outcome: Outcome; errorType: string | undefined } {
-  if (transportError?.cancelled) return { outcome: 'cancelled', errorType: undefined };
-  if (transportError) return { outcome: 'error', errorType: transportError.type };
+): CallResult {
+  const contextAttempt = record.contextAttempt;
+  if (transportError?.cancelled) return { outcome: 'cancelled', errorType: undefined, contextAttempt };
+  if (transportError) return { outcome: 'error', errorType: transportError.type, contextAttempt };
   const status = record.statusCode;
-  if (status !== undefined && status >= 400) return { outcome: 'error', errorType: httpErrorType(status) };
-  if (record.streamErrorType !== undefined) {
-    return { outcome: 'error', errorType: `stream_error:${record.streamErrorType}` };
+  if (status !== undefined && status >= 400) {
+    return { outcome: 'error', errorType: httpErrorType(status), contextAttempt };
   }
-  if (record.format?.hasTerminal && !record.terminalSeen)
-    return { outcome: 'truncated', errorType: undefined };
-  return { outcome: 'ok', errorType: undefined };
+  if (record.streamErrorType !== undefined) {
+    return { outcome: 'error', errorType: `stream_error:${record.streamErrorType}`, contextAttempt };
+  }
+  if (record.format?.hasTerminal && !record.terminalSeen) {
+    return { outcome: 'truncated', errorType: undefined, contextAttempt };
+  }
+  return { outcome: 'ok', errorType: undefined, contextAttempt };
 }
 
 export function httpErrorType(status: number): string {

@@ -6,8 +6,8 @@ import {
   SpanStatusCode,
   type Tracer,
 } from '@opentelemetry/api';
-import { BoundedValues } from './bounded-values.ts';
 import type { CallRecord } from './call-record.ts';
+import { CallTargets, type MetricAttributes } from './call-targets.ts';
 import { diagnose } from './diagnosis.ts';
 import {
   ATTR,
@@ -17,8 +17,9 @@ import {
   MILESTONE_SPAN_MS,
   type Outcome,
   SPAN_ATTR,
-  sizeClassOf,
 } from './names.ts';
+
+export { CallTargets };
 
 export interface CallResult {
   readonly outcome: Outcome;
@@ -71,133 +72,103 @@ export class CallInstruments {
   }
 }
 
-/** Caps per attribute; one set per instrumentation instance. */
-export class AttributeCaps {
-  readonly lane: BoundedValues;
-  readonly model: BoundedValues;
-  readonly server: BoundedValues;
-  readonly provider: BoundedValues;
-  readonly errorType: BoundedValues;
-
-  constructor(cap: number) {
-    this.lane = new BoundedValues(cap);
-    this.model = new BoundedValues(cap);
-    this.server = new BoundedValues(cap);
-    this.provider = new BoundedValues(32);
-    this.errorType = new BoundedValues(64);
-  }
-}
-
-const ms = (at: number | undefined, t1: number) => (at === undefined ? undefined : at - t1);
-
-/** Records one finished call: its histograms, then its span, both with the same attributes. */
+/**
+ * Records one finished call: its histograms, then its span. The attributes every point and the span
+ * carry (DESIGN §2) are one frozen object per combination of values, built the first time it occurs
+ * (see `CallTargets`); the span's own attributes and events are only built when its span records.
+ */
 export function recordCall(
   record: CallRecord,
   result: CallResult,
   instruments: CallInstruments,
   tracer: Tracer | undefined,
-  caps: AttributeCaps,
+  targets: CallTargets,
 ): void {
   const id = record.identity;
   const t1 = record.t1;
   const end = record.endAt ?? performance.now();
-  const model = id.model === undefined ? undefined : caps.model.fold(id.model);
-  const lane = caps.lane.fold(id.configuredLane ?? `${id.provider}/${model ?? 'unknown'}`);
+  const target = targets.targetOf(id);
   const attempt = result.contextAttempt ?? id.headerAttempt ?? 1;
   const size = id.contentLength ?? (record.sentBytes > 0 ? record.sentBytes : undefined);
+  const sets: MetricAttributes = targets.attributesOf(
+    target,
+    result.outcome,
+    attempt,
+    size,
+    record.statusCode,
+    result.errorType,
+  );
+  const attributes = sets.call;
 
-  const attributes: Attributes = {
-    [ATTR.operationName]: id.operation,
-    [ATTR.providerName]: caps.provider.fold(id.provider),
-    [ATTR.serverAddress]: caps.server.fold(id.serverAddress),
-    [ATTR.lane]: lane,
-    [ATTR.outcome]: result.outcome,
-    [ATTR.attempt]: attempt >= 4 ? '4+' : String(attempt),
-  };
-  if (model !== undefined) attributes[ATTR.requestModel] = model;
-  if (size !== undefined) attributes[ATTR.sizeClass] = sizeClassOf(size);
-  if (record.statusCode !== undefined) attributes[ATTR.statusCode] = record.statusCode;
-  if (result.errorType !== undefined) attributes[ATTR.errorType] = errorTypeValue(result.errorType, caps);
-
-  const at = {
-    headers: record.headersAt,
-    first_chunk: record.firstChunkAt,
-    first_output: record.firstOutputAt,
-    first_text: record.firstTextAt,
-    end,
-  } as const;
-
-  const seconds = (instant: number | undefined) =>
-    instant === undefined ? undefined : (instant - t1) / 1000;
-  const recordIf = (h: Histogram, instant: number | undefined, attrs: Attributes = attributes) => {
-    const v = seconds(instant);
-    if (v !== undefined) h.record(v, attrs);
-  };
-  recordIf(instruments.timeToHeaders, at.headers);
-  recordIf(instruments.timeToFirstChunk, at.first_chunk);
-  if (record.outputKind !== undefined) {
-    recordIf(instruments.timeToFirstOutput, at.first_output, {
-      ...attributes,
-      [ATTR.outputKind]: record.outputKind,
-    });
+  const { headersAt, firstChunkAt, firstOutputAt, firstTextAt, outputKind } = record;
+  if (headersAt !== undefined) instruments.timeToHeaders.record((headersAt - t1) / 1000, attributes);
+  if (firstChunkAt !== undefined) instruments.timeToFirstChunk.record((firstChunkAt - t1) / 1000, attributes);
+  if (firstOutputAt !== undefined && outputKind !== undefined) {
+    instruments.timeToFirstOutput.record((firstOutputAt - t1) / 1000, sets.firstOutput(outputKind));
   }
-  recordIf(instruments.timeToFirstText, at.first_text);
-  recordIf(instruments.duration, end);
-  if (record.inputTokens !== undefined) {
-    instruments.tokenUsage.record(record.inputTokens, { ...attributes, [ATTR.tokenType]: 'input' });
-  }
-  if (record.outputTokens !== undefined) {
-    instruments.tokenUsage.record(record.outputTokens, { ...attributes, [ATTR.tokenType]: 'output' });
-  }
-  const generation = at.first_text === undefined ? undefined : (end - at.first_text) / 1000;
+  if (firstTextAt !== undefined) instruments.timeToFirstText.record((firstTextAt - t1) / 1000, attributes);
+  instruments.duration.record((end - t1) / 1000, attributes);
+  const { inputTokens, outputTokens } = record;
+  if (inputTokens !== undefined) instruments.tokenUsage.record(inputTokens, sets.inputTokens);
+  if (outputTokens !== undefined) instruments.tokenUsage.record(outputTokens, sets.outputTokens);
+  const generation = firstTextAt === undefined ? undefined : (end - firstTextAt) / 1000;
   const tokensPerSecond =
-    record.outputTokens !== undefined && generation !== undefined && generation > 0
-      ? record.outputTokens / generation
+    outputTokens !== undefined && generation !== undefined && generation > 0
+      ? outputTokens / generation
       : undefined;
   if (tokensPerSecond !== undefined) instruments.outputTokensPerSecond.record(tokensPerSecond, attributes);
 
   if (tracer === undefined) return;
-  const spanAttributes: Attributes = { ...attributes, [SPAN_ATTR.chunks]: record.chunks };
-  if (id.serverPort !== undefined) spanAttributes['server.port'] = id.serverPort;
-  if (record.format !== undefined) spanAttributes[SPAN_ATTR.format] = record.format.name;
-  if (record.outputKind !== undefined) spanAttributes[ATTR.outputKind] = record.outputKind;
-  for (const m of ['headers', 'first_chunk', 'first_output', 'first_text', 'end'] as const) {
-    const v = ms(at[m], t1);
-    if (v !== undefined) spanAttributes[MILESTONE_SPAN_MS[m]] = round3(v);
-  }
-  if (record.inputTokens !== undefined) spanAttributes[SPAN_ATTR.inputTokens] = record.inputTokens;
-  if (record.outputTokens !== undefined) spanAttributes[SPAN_ATTR.outputTokens] = record.outputTokens;
-  if (tokensPerSecond !== undefined)
-    spanAttributes[SPAN_ATTR.outputTokensPerSecond] = round3(tokensPerSecond);
-  const diagnosis = diagnose({
-    headers: ms(at.headers, t1),
-    firstOutput: ms(at.first_output, t1),
-    firstText: ms(at.first_text, t1),
-    end: ms(end, t1),
-  });
-  if (diagnosis !== undefined && (result.outcome === 'ok' || result.outcome === 'truncated')) {
-    spanAttributes[SPAN_ATTR.diagnosis] = diagnosis;
-  }
-
+  // The attributes of every point are known at the start, so a sampler can decide on them.
   const span = tracer.startSpan(
-    model === undefined ? id.operation : `${id.operation} ${model}`,
-    { kind: SpanKind.CLIENT, startTime: t1, attributes: spanAttributes },
+    target.spanName,
+    { kind: SpanKind.CLIENT, startTime: t1, attributes },
     record.parentContext,
   );
-  for (const m of ['headers', 'first_chunk', 'first_output', 'first_text', 'end'] as const) {
-    const instant = at[m];
-    if (instant !== undefined) span.addEvent(MILESTONE_EVENT[m], instant);
+  // A sampled-out span records nothing: nothing more is built for it.
+  if (span.isRecording()) {
+    const headers = ms(headersAt, t1);
+    const firstOutput = ms(firstOutputAt, t1);
+    const firstText = ms(firstTextAt, t1);
+    const endMs = end - t1;
+    const diagnosis =
+      result.outcome === 'ok' || result.outcome === 'truncated'
+        ? diagnose(headers, firstOutput, firstText, endMs)
+        : undefined;
+    // One literal: absent milestones are `undefined`, which the API's `Attributes` allows and an
+    // SDK drops, so the span never carries a 0 for what did not happen.
+    const spanAttributes: Attributes = {
+      [SPAN_ATTR.chunks]: record.chunks,
+      [SPAN_ATTR.serverPort]: id.endpoint.serverPort,
+      [SPAN_ATTR.format]: record.format?.name,
+      [ATTR.outputKind]: outputKind,
+      [MILESTONE_SPAN_MS.headers]: round3(headers),
+      [MILESTONE_SPAN_MS.first_chunk]: round3(ms(firstChunkAt, t1)),
+      [MILESTONE_SPAN_MS.first_output]: round3(firstOutput),
+      [MILESTONE_SPAN_MS.first_text]: round3(firstText),
+      [MILESTONE_SPAN_MS.end]: round3(endMs),
+      [SPAN_ATTR.inputTokens]: inputTokens,
+      [SPAN_ATTR.outputTokens]: outputTokens,
+      [SPAN_ATTR.outputTokensPerSecond]: round3(tokensPerSecond),
+      [SPAN_ATTR.diagnosis]: diagnosis,
+    };
+    span.setAttributes(spanAttributes);
+    if (headersAt !== undefined) span.addEvent(MILESTONE_EVENT.headers, headersAt);
+    if (firstChunkAt !== undefined) span.addEvent(MILESTONE_EVENT.first_chunk, firstChunkAt);
+    if (firstOutputAt !== undefined) span.addEvent(MILESTONE_EVENT.first_output, firstOutputAt);
+    if (firstTextAt !== undefined) span.addEvent(MILESTONE_EVENT.first_text, firstTextAt);
+    span.addEvent(MILESTONE_EVENT.end, end);
+    if (result.outcome === 'error') {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: attributes[ATTR.errorType] as string });
+    }
   }
-  if (result.outcome === 'error')
-    span.setStatus({ code: SpanStatusCode.ERROR, message: attributes[ATTR.errorType] as string });
   span.end(end);
 }
 
-function errorTypeValue(type: string, caps: AttributeCaps): string {
-  // `stream_error:<provider type>` is already sanitized by the detector; the cap bounds it.
-  return caps.errorType.fold(type);
+function ms(at: number | undefined, t1: number): number | undefined {
+  return at === undefined ? undefined : at - t1;
 }
 
-function round3(v: number): number {
-  return Math.round(v * 1000) / 1000;
+function round3(v: number | undefined): number | undefined {
+  return v === undefined ? undefined : Math.round(v * 1000) / 1000;
 }

@@ -12,13 +12,13 @@ import {
 import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { attemptFromContext } from './attempt-context.ts';
 import { CallRecord, outcomeOf } from './call-record.ts';
-import { AttributeCaps, CallInstruments, recordCall } from './call-telemetry.ts';
+import { CallInstruments, CallTargets, recordCall } from './call-telemetry.ts';
 import { type ChunkSink, PassThroughHandler, passThroughDispatch } from './dispatcher-pass-through.ts';
 import { classifyTransportError } from './error-type.ts';
 import { selectFormat } from './formats/index.ts';
 import { LaneMap, type LaneMapInput, parseLaneMapEnv } from './lane-map.ts';
 import { INSTRUMENTATION_SCOPE } from './names.ts';
-import { identifyRequest, modelFromJsonBody, type UndiciRequestLike } from './request-identity.ts';
+import { Endpoints, identifyRequest, modelFromJsonBody, type UndiciRequestLike } from './request-identity.ts';
 import { VERSION } from './version.ts';
 
 export interface LanewatchInstrumentationConfig extends InstrumentationConfig {
@@ -68,8 +68,8 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
   #subscriptions: Array<{ name: string; listener: (message: unknown, name: string | symbol) => void }> = [];
   #removePassThrough: (() => void) | undefined;
   #handlerSymbols = new WeakMap<object, symbol | null>();
-  #lanes = new LaneMap(undefined);
-  #caps = new AttributeCaps(100);
+  #endpoints = new Endpoints(new LaneMap(undefined));
+  #targets = new CallTargets(100);
   #instruments = new CallInstruments(metrics.getMeter(INSTRUMENTATION_SCOPE, VERSION));
   #enabled = false;
 
@@ -85,8 +85,10 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
 
   setConfig(config: LanewatchInstrumentationConfig = {}): void {
     // A bad lane map is the developer's input: it throws here, at construction, with what to fix.
-    this.#lanes = new LaneMap(config.lanes ?? parseLaneMapEnv(process.env.LANEWATCH_LANE_MAP));
-    this.#caps = new AttributeCaps(config.maxAttributeValues ?? 100);
+    this.#endpoints = new Endpoints(
+      new LaneMap(config.lanes ?? parseLaneMapEnv(process.env.LANEWATCH_LANE_MAP)),
+    );
+    this.#targets = new CallTargets(config.maxAttributeValues ?? 100);
     this.#config = { ...config, enabled: config.enabled ?? true };
   }
 
@@ -184,11 +186,12 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
   // t1 — undici created the request: the moment it was handed over.
   #onCreate({ request }: { request: UndiciRequestLike }): void {
     const t1 = performance.now();
-    const identity = identifyRequest(request, this.#lanes);
+    const identity = identifyRequest(request, this.#endpoints);
     if (identity === undefined) return;
+    const { endpoint } = identity;
     if (
-      identity.family === undefined &&
-      identity.configuredLane === undefined &&
+      endpoint.family === undefined &&
+      endpoint.configuredLane === undefined &&
       this.#config.unknownStreams === false
     )
       return;
@@ -199,10 +202,12 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     if (identity.model === undefined && request.body instanceof Uint8Array) {
       identity.model = modelFromJsonBody(request.body);
     }
-    const handler = this.#handlerOf(request);
-    if (handler instanceof PassThroughHandler) {
-      record.chunksFromPassThrough = true;
-      this.#passThroughRecords.set(handler, record);
+    if (this.#removePassThrough !== undefined) {
+      const handler = this.#handlerOf(request);
+      if (handler instanceof PassThroughHandler) {
+        record.chunksFromPassThrough = true;
+        this.#passThroughRecords.set(handler, record);
+      }
     }
     this.#records.set(request, record);
   }
@@ -233,9 +238,10 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     }
     if (response.statusCode >= 400) return;
     const contentType = contentTypeOf(response.headers);
-    const format = selectFormat(pathOf(request.path), contentType);
+    const { endpoint } = record.identity;
+    const format = selectFormat(endpoint.path, contentType);
     if (format === undefined) {
-      if (record.identity.family === undefined && record.identity.configuredLane === undefined) {
+      if (endpoint.family === undefined && endpoint.configuredLane === undefined) {
         this.#records.delete(request); // not a stream and not a lane: not our business
       }
       return;
@@ -277,15 +283,8 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
   ): void {
     record.finished = true;
     this.#records.delete(request);
-    const { outcome, errorType } = outcomeOf(record, failure);
     const tracer = this.#config.spans === false ? undefined : this.#tracer;
-    recordCall(
-      record,
-      { outcome, errorType, contextAttempt: record.contextAttempt },
-      this.#instruments,
-      tracer,
-      this.#caps,
-    );
+    recordCall(record, outcomeOf(record, failure), this.#instruments, tracer, this.#targets);
   }
 
   /** undici keeps a request's handler under a private symbol named `handler`; found once per class. */
@@ -299,11 +298,6 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     }
     return symbol === null ? undefined : (request as unknown as Record<symbol, unknown>)[symbol];
   }
-}
-
-function pathOf(path: string): string {
-  const q = path.indexOf('?');
-  return q === -1 ? path : path.slice(0, q);
 }
 
 const CONTENT_TYPE = 'content-type';

@@ -71,6 +71,7 @@ export const SPAN_ATTR = {
   outputTokens: 'gen_ai.usage.output_tokens',
   diagnosis: 'lanewatch.diagnosis',
   format: 'lanewatch.format',
+  serverPort: 'server.port',
   urlPath: 'url.path',
   method: 'http.request.method',
   outputTokensPerSecond: 'lanewatch.output_tokens_per_second',

@@ -13,8 +13,12 @@ export interface UndiciRequestLike {
 /** The wire family a request path speaks, which also names the provider for unknown hosts. */
 export type PathFamily = 'openai_chat' | 'openai_responses' | 'anthropic_messages' | 'gemini' | 'ollama';
 
-/** Who and what a request is, without its content. Decided once, when undici creates the request. */
-export interface RequestIdentity {
+/**
+ * Who a URL is — server, wire family, provider, operation, configured lane — decided once per origin
+ * and path (query removed) and shared by every request to it: this runs on every request undici
+ * creates, LLM or not.
+ */
+export interface Endpoint {
   readonly origin: string;
   readonly serverAddress: string;
   readonly serverPort: number | undefined;
@@ -23,6 +27,15 @@ export interface RequestIdentity {
   readonly provider: string;
   /** From the lane map; `undefined` means "provider/model", decided when the model is known. */
   readonly configuredLane: string | undefined;
+  /** The model named in the URL path (Gemini), if any. */
+  readonly pathModel: string | undefined;
+  /** The path without its query, which decides the response's format. */
+  readonly path: string;
+}
+
+/** Who and what a request is, without its content. Decided once, when undici creates the request. */
+export interface RequestIdentity {
+  readonly endpoint: Endpoint;
   /** The model named in the URL (Gemini); otherwise found in the request body as it is sent. */
   model: string | undefined;
   /** `x-stainless-retry-count` + 1, when an SDK sent it. */
@@ -71,29 +84,96 @@ function operationOf(family: PathFamily | undefined, path: string): string {
   return 'chat';
 }
 
+/** The endpoints of one lane map, by origin and then path; bounded, as paths can carry IDs. */
+export class Endpoints {
+  readonly #lanes: LaneMap;
+  readonly #byOrigin = new Map<string, Map<string, Endpoint>>();
+  #size = 0;
+
+  constructor(lanes: LaneMap) {
+    this.#lanes = lanes;
+  }
+
+  /** `origin` as undici has it (`http://host:port`, maybe with a trailing slash); `path` with any query. */
+  of(rawOrigin: string, rawPath: string): Endpoint {
+    let paths = this.#byOrigin.get(rawOrigin);
+    let endpoint = paths?.get(rawPath);
+    if (endpoint !== undefined) return endpoint;
+    endpoint = endpointOf(rawOrigin, rawPath, this.#lanes);
+    if (this.#size >= MAX_ENDPOINTS) {
+      this.#byOrigin.clear();
+      this.#size = 0;
+      paths = undefined;
+    }
+    if (paths === undefined) {
+      paths = new Map();
+      this.#byOrigin.set(rawOrigin, paths);
+    }
+    paths.set(rawPath, endpoint);
+    this.#size += 1;
+    return endpoint;
+  }
+}
+
+const MAX_ENDPOINTS = 1024;
+
+function endpointOf(rawOrigin: string, rawPath: string, lanes: LaneMap): Endpoint {
+  const q = rawPath.indexOf('?');
+  // The query is dropped here, first: some providers carry API keys in it.
+  const path = q === -1 ? rawPath : rawPath.slice(0, q);
+  const origin = rawOrigin.endsWith('/') ? rawOrigin.slice(0, -1) : rawOrigin;
+  const family = pathFamilyOf(path);
+  const server = serverOf(origin);
+  const { hostname, port } = server;
+  return {
+    origin,
+    serverAddress: hostname,
+    serverPort: port,
+    family,
+    operation: operationOf(family, path),
+    provider:
+      server.knownProvider ?? (family ? FAMILY_PROVIDER[family] : port === 11434 ? 'ollama' : 'unknown'),
+    configuredLane: lanes.size > 0 ? lanes.laneOf(origin, path) : undefined,
+    pathModel: family === 'gemini' ? geminiModelOf(path) : undefined,
+    path,
+  };
+}
+
 /**
  * Identifies a request, or returns `undefined` when it cannot be an LLM stream worth tracking:
  * not a known LLM path, not a configured lane, and not a POST (unknown POSTs are kept until their
  * response's content type says whether they stream).
  */
-export function identifyRequest(request: UndiciRequestLike, lanes: LaneMap): RequestIdentity | undefined {
-  const rawPath = request.path;
-  const q = rawPath.indexOf('?');
-  // The query is dropped here, first: some providers carry API keys in it.
-  const path = q === -1 ? rawPath : rawPath.slice(0, q);
-  const origin = originOf(request.origin);
+export function identifyRequest(
+  request: UndiciRequestLike,
+  endpoints: Endpoints,
+): RequestIdentity | undefined {
+  const origin = request.origin;
   if (origin === undefined) return undefined;
-  const family = pathFamilyOf(path);
-  const configuredLane = lanes.size > 0 ? lanes.laneOf(origin, path) : undefined;
-  if (family === undefined && configuredLane === undefined && request.method !== 'POST') return undefined;
+  const endpoint = endpoints.of(typeof origin === 'string' ? origin : origin.origin, request.path);
+  if (endpoint.family === undefined && endpoint.configuredLane === undefined && request.method !== 'POST') {
+    return undefined;
+  }
+  const { headerAttempt, contentLength } = readHeaders(request.headers);
+  return {
+    endpoint,
+    model: endpoint.pathModel,
+    headerAttempt,
+    contentLength: contentLength ?? byteLengthOf(request.body),
+  };
+}
 
-  const server = serverOf(origin);
-  const { hostname, port } = server;
-  const provider = server.knownProvider ?? (family ? FAMILY_PROVIDER[family] : port === 11434 ? 'ollama' : 'unknown');
+const NO_HEADERS = { headerAttempt: undefined, contentLength: undefined } as const;
 
+/** `x-stainless-retry-count` + 1 and `content-length`, the two request headers lanewatch reads. */
+function readHeaders(headers: string | readonly unknown[] | undefined): {
+  headerAttempt: number | undefined;
+  contentLength: number | undefined;
+} {
+  if (headers === undefined) return NO_HEADERS;
   let headerAttempt: number | undefined;
   let contentLength: number | undefined;
-  forEachHeader(request.headers, (name, value) => {
+  const visit = (name: string, value: string) => {
     if (name.length === RETRY_COUNT.length && name.toLowerCase() === RETRY_COUNT) {
       const n = Number.parseInt(value, 10);
       if (Number.isFinite(n) && n >= 0) headerAttempt = n + 1;
@@ -101,26 +181,23 @@ export function identifyRequest(request: UndiciRequestLike, lanes: LaneMap): Req
       const n = Number.parseInt(value, 10);
       if (Number.isFinite(n) && n >= 0) contentLength = n;
     }
-  });
-
-  return {
-    origin,
-    serverAddress: hostname,
-    serverPort: port,
-    family,
-    operation: operationOf(family, path),
-    provider,
-    configuredLane,
-    model: family === 'gemini' ? geminiModelOf(path) : undefined,
-    headerAttempt,
-    contentLength: contentLength ?? byteLengthOf(request.body),
   };
-}
-
-function originOf(origin: string | URL | undefined): string | undefined {
-  if (origin === undefined) return undefined;
-  if (typeof origin === 'string') return origin.endsWith('/') ? origin.slice(0, -1) : origin;
-  return origin.origin;
+  if (typeof headers === 'string') {
+    forEachHeader(headers, visit);
+  } else {
+    // Only names of the two lengths are worth a look: no string is made for any other header.
+    for (let i = 0; i + 1 < headers.length; i += 2) {
+      const name = headers[i] as { length?: unknown } | undefined;
+      const length = name?.length;
+      if (length !== RETRY_COUNT.length && length !== CONTENT_LENGTH.length) continue;
+      const value = headers[i + 1];
+      if (value === undefined) continue;
+      visit(String(name), Array.isArray(value) ? String(value[0]) : String(value));
+    }
+  }
+  return headerAttempt === undefined && contentLength === undefined
+    ? NO_HEADERS
+    : { headerAttempt, contentLength };
 }
 
 interface Server {
