@@ -27,9 +27,10 @@ const NOTHING = Buffer.alloc(0);
 export interface LineSink {
   /**
    * A complete line without its ending: `buffer[start, end)`. Handed on as a range, not a view, since
-   * a view costs an allocation per line. Only valid during the call: copy to keep.
+   * a view costs an allocation per line. Only valid during the call: copy to keep — unless `owned`,
+   * when the splitter put the line together from pieces in a buffer of its own, no one else's.
    */
-  line(buffer: Buffer, start: number, end: number): void;
+  line(buffer: Buffer, start: number, end: number, owned: boolean): void;
   /** A line over the cap ended. `head` is its first bytes (at most `OVERSIZED_HEAD_BYTES`). */
   oversizedLine(head: Buffer, bytes: number): void;
 }
@@ -105,14 +106,14 @@ export function createLineSplitter(sink: LineSink, options?: { maxLineBytes?: nu
       pendingBytes = 0;
       parts.push(tail);
       if (bytes > maxLineBytes) sink.oversizedLine(headOf(parts), bytes);
-      else sink.line(Buffer.concat(parts, bytes), 0, bytes);
+      else sink.line(Buffer.concat(parts, bytes), 0, bytes, true);
       return;
     }
     if (end - start > maxLineBytes) {
       sink.oversizedLine(Buffer.from(chunk.subarray(start, start + OVERSIZED_HEAD_BYTES)), end - start);
       return;
     }
-    sink.line(chunk, start, end);
+    sink.line(chunk, start, end, false);
   }
 
   function keepIncomplete(chunk: Buffer, start: number): void {
@@ -213,7 +214,7 @@ export function createLineSplitter(sink: LineSink, options?: { maxLineBytes?: nu
     if (pieces.length > 0) {
       const line = Buffer.concat(pieces, pendingBytes);
       reset();
-      sink.line(line, 0, line.length);
+      sink.line(line, 0, line.length, true);
       return;
     }
     reset();

@@ -166,7 +166,7 @@ export function createSseParser(callbacks: SseCallbacks, options?: SseParserOpti
     callbacks.onEvent(event);
   }
 
-  function appendData(line: Buffer, start: number, end: number): void {
+  function appendData(line: Buffer, start: number, end: number, owned: boolean): void {
     const first = !hasData;
     hasData = true;
     if (incomplete) return;
@@ -184,14 +184,14 @@ export function createSseParser(callbacks: SseCallbacks, options?: SseParserOpti
       dataSource = line;
       dataStart = start;
       dataEnd = end;
-      dataOwned = false;
+      dataOwned = owned;
     } else {
       moreData ??= [];
       moreData.push(Buffer.from(line.subarray(start, end)));
     }
   }
 
-  function line(line: Buffer, start: number, end: number): void {
+  function line(line: Buffer, start: number, end: number, owned: boolean): void {
     // "If the line is empty (a blank line): Dispatch the event."
     if (start === end) {
       dispatch();
@@ -202,7 +202,7 @@ export function createSseParser(callbacks: SseCallbacks, options?: SseParserOpti
     // `data:` and `event:` are nearly every line of an LLM stream: recognized byte by byte, without
     // a search for the colon. Same rules as below.
     if (line[start + 4] === COLON && fieldIs(line, start, start + 4, DATA)) {
-      appendData(line, line[start + 5] === SPACE ? start + 6 : start + 5, end);
+      appendData(line, line[start + 5] === SPACE ? start + 6 : start + 5, end, owned);
       return;
     }
     // "If the line contains a U+003A COLON character: collect the characters on the line before the
@@ -216,7 +216,7 @@ export function createSseParser(callbacks: SseCallbacks, options?: SseParserOpti
 
     // "If the field name is 'data': Append the field value to the data buffer, then append a single
     // U+000A LINE FEED (LF) character to the data buffer."
-    if (fieldIs(line, start, colon, DATA)) appendData(line, valueStart, end);
+    if (fieldIs(line, start, colon, DATA)) appendData(line, valueStart, end, owned);
     // "If the field name is 'event': Set the event type buffer to field value."
     else if (fieldIs(line, start, colon, EVENT)) eventType = line.toString('utf8', valueStart, end);
     // "If the field name is 'id': If the field value does not contain U+0000 NULL, then set the last
