@@ -237,7 +237,8 @@ describe('the pipeline on local processes', { timeout: 240_000 }, () => {
       lane: LANE_NAMES.join('|'),
       model: LANES.map((l) => l.model).join('|'),
       processor: PROCESSOR_JOB,
-      ...builtIns(`${rangeS}s`, '1m'),
+      // A $__rate_interval Grafana picks for a range of an hour or so at a 15 s data-source interval.
+      ...builtIns(`${rangeS}s`, '2m'),
     };
     const queries = panelQueries();
     assert.ok(queries.length > 40, `${queries.length} queries`);
@@ -341,9 +342,13 @@ describe('the pipeline on local processes', { timeout: 240_000 }, () => {
     const logs = stackLogFiles();
     assert.ok(logs.length >= 4, `log files: ${logs.join(', ')}`);
     assertNoCanaryInFiles(canaries, logs);
-    // The canaries did go out: the lanes received them, so their absence above means something.
-    const sent = stack.lane('spiky').server.sends[0]?.request.headers['x-goog-api-key'];
-    assert.equal(sent, canaries.apiKey);
+    // The canaries did go out and come back: the lanes received the key and streamed the response
+    // canary, so their absence above means something.
+    const first = stack.lane('spiky').server.sends[0];
+    assert.equal(first?.request.headers['x-goog-api-key'], canaries.apiKey);
+    assert.ok(
+      first?.script.kind === 'stream' && JSON.stringify(first.script.pieces).includes(canaries.response),
+    );
   });
 });
 
