@@ -25,6 +25,27 @@ const twoInstances = () =>
   exportRequestJson([metric('a', lognormalSamples(500, 1)), metric('b', [0.2, 0.3])]);
 
 describe('decoding ExportMetricsServiceRequest', () => {
+  it('keeps integer, double and boolean attributes as themselves in protobuf (a 500 is not a 503)', () => {
+    const typed = (status: number): FixtureMetric => ({
+      ...metric('a', [0.2]),
+      points: [
+        {
+          attributes: { ...lane, 'http.response.status_code': status, ratio: 0.5, retried: true },
+          startTimeMs: T0,
+          timeMs: T0 + 60_000,
+          histogram: histogramOf([0.2]),
+        },
+      ],
+    });
+    const json = exportRequestJson([typed(500), typed(503)]);
+    const fromProtobuf = decodeProtobufRequest(exportRequestProtobuf(json));
+    const statuses = fromProtobuf.points.map((p) => p.attributes['http.response.status_code']);
+    assert.deepEqual(statuses, [500, 503]);
+    assert.equal(fromProtobuf.points[0]?.attributes.ratio, 0.5);
+    assert.equal(fromProtobuf.points[0]?.attributes.retried, true);
+    assert.deepEqual(fromProtobuf, decodeJsonRequest(JSON.stringify(json)));
+  });
+
   it('reads the same points from protobuf and from JSON', () => {
     const json = twoInstances();
     const fromJson = decodeJsonRequest(JSON.stringify(json));

@@ -20,16 +20,23 @@ const NO_RECORDED_VALUE = 1;
 /** Which metrics to read; others are accepted and skipped (the processor has no use for them). */
 export type MetricFilter = (metricName: string) => boolean;
 
+/**
+ * The one field of the `value` oneof that is set. protobufjs keeps every field's default on the
+ * message prototype (`stringValue` reads `""` on an int value), so presence is an own property.
+ */
 function anyValue(v: DecodedAnyValue | null | undefined): AttributeValue {
   if (v == null) return '';
-  if (v.stringValue != null) return v.stringValue;
-  if (v.intValue != null) return v.intValue;
-  if (v.doubleValue != null) return v.doubleValue;
-  if (v.boolValue != null) return v.boolValue;
+  if (Object.hasOwn(v, 'stringValue') && v.stringValue != null) return v.stringValue;
+  if (Object.hasOwn(v, 'intValue') && v.intValue != null) return v.intValue;
+  if (Object.hasOwn(v, 'doubleValue') && v.doubleValue != null) return v.doubleValue;
+  if (Object.hasOwn(v, 'boolValue') && v.boolValue != null) return v.boolValue;
   // Arrays, maps and bytes never carry lanewatch attributes; they only need to stay distinct.
-  if (v.arrayValue != null) return JSON.stringify((v.arrayValue.values ?? []).map(anyValue));
-  if (v.kvlistValue != null) return JSON.stringify(attributesOf(v.kvlistValue.values));
-  if (v.bytesValue != null) return Buffer.from(v.bytesValue).toString('base64');
+  if (Object.hasOwn(v, 'arrayValue') && v.arrayValue != null)
+    return JSON.stringify((v.arrayValue.values ?? []).map(anyValue));
+  if (Object.hasOwn(v, 'kvlistValue') && v.kvlistValue != null)
+    return JSON.stringify(attributesOf(v.kvlistValue.values));
+  if (Object.hasOwn(v, 'bytesValue') && v.bytesValue != null)
+    return Buffer.from(v.bytesValue).toString('base64');
   return '';
 }
 
