@@ -10,6 +10,9 @@ export {
   PROFILE_NAMES,
   type ProfileName,
 } from './lane-profiles.ts';
+export { type LaneResponder, laneResponder } from './lane-responder.ts';
+export { type LaneConditions, type LaneSample, type LaneTraits, sampleLane } from './lane-sampler.ts';
+export { type Milestone, type Milestones, scheduledMilestones, sentMilestones } from './milestones.ts';
 export { ollamaErrorReply, ollamaWriter } from './ollama-writer.ts';
 export {
   OPENROUTER_DIALECT,
