@@ -43,10 +43,6 @@ const body = JSON.stringify({
   messages: [{ role: 'user', content: CANARY }],
 });
 
-async function readAll(res: Response): Promise<string> {
-  return await res.text();
-}
-
 describe(`instrumentation on Node ${process.version} (${path})`, () => {
   let h: Harness;
   let server: ScriptedServer;

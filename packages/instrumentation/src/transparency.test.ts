@@ -59,13 +59,13 @@ describe(`transparency on Node ${process.version}`, () => {
       )
       .map((events) =>
         Buffer.from(
-          events
+          `${events
             .map(({ text, eol, comment }) =>
               comment
                 ? `: ping${eol}${eol}`
                 : `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })}${eol}${eol}`,
             )
-            .join('') + 'data: [DONE]\n\n',
+            .join('')}data: [DONE]\n\n`,
         ),
       );
     const anyBytes = fc.uint8Array({ minLength: 0, maxLength: 4096 }).map((b) => Buffer.from(b));

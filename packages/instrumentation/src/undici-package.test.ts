@@ -45,7 +45,17 @@ function callers(u: Undici, url: string): Record<string, () => Promise<string>> 
     'undici.request': () => viaRequest(),
     'undici.stream': async () => {
       const parts: Buffer[] = [];
-      await u.stream(target, opts, () => new Writable({ write: (c, _e, cb) => (parts.push(c), cb()) }));
+      await u.stream(
+        target,
+        opts,
+        () =>
+          new Writable({
+            write: (c, _e, cb) => {
+              parts.push(c);
+              cb();
+            },
+          }),
+      );
       return Buffer.concat(parts).toString();
     },
     'undici.fetch': async () => (await u.fetch(target, opts)).text(),
