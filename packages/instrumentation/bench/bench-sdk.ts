@@ -1,0 +1,50 @@
+// The OpenTelemetry pipeline every instrumented benchmark process runs: the SDK's tracer and meter
+// providers at their defaults (batch span processor; metric export at the default 60 s interval,
+// as applications run it), lanewatch's exponential-histogram views, and exporters that drop what
+// they get — so a measurement is the instrumentation's own cost, not a network's.
+import { LanewatchInstrumentation, lanewatchViews } from '@lanewatch/instrumentation';
+import { context, metrics, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import {
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type PushMetricExporter,
+} from '@opentelemetry/sdk-metrics';
+import { BatchSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
+
+export const MODES = ['none', 'lanewatch', 'otel-undici'] as const;
+export type Mode = (typeof MODES)[number];
+
+export interface BenchSdk {
+  readonly tracerProvider: TracerProvider;
+  readonly meterProvider: MeterProvider;
+}
+
+/** Registers the global SDK pipeline; the same for every instrumented mode. */
+export function startBenchSdk(): BenchSdk {
+  const dropSpans: SpanExporter = { export: (_s, done) => done({ code: 0 }), shutdown: async () => {} };
+  const dropMetrics: PushMetricExporter = {
+    export: (_m, done) => done({ code: 0 }),
+    forceFlush: async () => {},
+    shutdown: async () => {},
+  };
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const tracerProvider = new TracerProvider({
+    spanProcessors: [new BatchSpanProcessor({ exporter: dropSpans })],
+  });
+  const meterProvider = new MeterProvider({
+    views: lanewatchViews(),
+    readers: [new PeriodicExportingMetricReader({ exporter: dropMetrics, exportIntervalMillis: 60_000 })],
+  });
+  trace.setGlobalTracerProvider(tracerProvider);
+  metrics.setGlobalMeterProvider(meterProvider);
+  return { tracerProvider, meterProvider };
+}
+
+/** Starts the SDK and the mode's instrumentation (`none` does not load this module at all). */
+export function instrument(mode: Exclude<Mode, 'none'>): void {
+  startBenchSdk();
+  if (mode === 'lanewatch') new LanewatchInstrumentation();
+  if (mode === 'otel-undici') new UndiciInstrumentation();
+}
