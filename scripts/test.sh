@@ -12,23 +12,28 @@ rm -rf "$reports" && mkdir -p "$reports"
 status=0
 
 step() { echo; echo "=== $1"; }
-run_tests() { # name, node command…
-  local name=$1; shift
+run_tests() { # name, node command (words), test file patterns…
+  local name=$1 cmd=$2
+  shift 2
+  # Options go before the patterns: after them, node would hand them to the tests as arguments.
   # A test that hangs fails after 5 minutes; a file whose tests are done exits even if a handle
   # leaked, so one leak cannot stall CI's 90 minutes.
-  "$@" --test-timeout=300000 --test-force-exit --test-reporter=spec --test-reporter-destination=stdout \
-       --test-reporter=tap --test-reporter-destination="$reports/$name.tap" || status=1
+  # shellcheck disable=SC2086 # the command is words on purpose
+  $cmd --test-timeout=300000 --test-force-exit \
+    --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="$reports/$name.tap" \
+    --test "$@" || status=1
 }
 
 step "build" && npx turbo run build --output-logs=errors-only || exit 1
 step "lint" && npm run --silent lint || status=1
 step "unit tests, Node $(node --version)"
-run_tests unit node --conditions=lanewatch-source --test 'packages/*/src/**/*.test.ts'
+run_tests unit "node --conditions=lanewatch-source" 'packages/*/src/**/*.test.ts'
 step "instrumentation tests, Node 22"
-run_tests node22 bash scripts/node22.sh --test 'packages/instrumentation/src/**/*.test.ts'
+run_tests node22 "bash scripts/node22.sh" 'packages/instrumentation/src/**/*.test.ts'
 if [ -n "$(find test -name '*.test.ts' -not -path '*/node_modules/*' | head -1)" ]; then
   step "end-to-end tests"
-  run_tests e2e node --conditions=lanewatch-source --test --test-concurrency=1 'test/**/*.test.ts'
+  run_tests e2e "node --conditions=lanewatch-source --test-concurrency=1" 'test/**/*.test.ts'
 fi
 
 sum() { cat "$reports"/*.tap 2>/dev/null | grep -E "^# $1 [0-9]+$" | awk '{s+=$3} END {print s+0}'; }
