@@ -27,6 +27,11 @@ run_tests() { # name, node command (words), test file patterns…
 
 step "build" && npx turbo run build --output-logs=errors-only || exit 1
 step "lint" && npm run --silent lint || status=1
+# What the tests need from outside npm, installed or built once before any test clock starts:
+# Debian's chromium (the report is rendered by it) and the collector (15–25 min cold on 2 cores,
+# then cached under ~/.cache/lanewatch). Prometheus and Redis are installed or started by the tests.
+step "chromium (Debian package)" && bash scripts/chromium.sh ensure || status=1
+step "collector (built from source once, then cached)" && bash scripts/collector.sh build || status=1
 step "unit tests, Node $(node --version)"
 run_tests unit "node --conditions=lanewatch-source" 'packages/*/src/**/*.test.ts'
 step "instrumentation tests, Node 22"
