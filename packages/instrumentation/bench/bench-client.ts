@@ -23,7 +23,13 @@ const rssBeforeLoading = process.memoryUsage().rss;
 const sdk = await import('./bench-sdk.ts');
 const loadingCpuMs = cpuMicros(beforeLoading) / 1000;
 const loadingRssKiB = (process.memoryUsage().rss - rssBeforeLoading) / 1024;
-if (mode !== 'none') sdk.instrument(mode as 'lanewatch' | 'otel-undici');
+// `probe` checks the workload instead: how many body chunks undici hands over per request.
+let chunks = 0;
+if (mode === 'probe') {
+  (await import('node:diagnostics_channel')).subscribe('undici:request:bodyChunkReceived', () => {
+    chunks += 1;
+  });
+} else if (mode !== 'none') sdk.instrument(mode as 'lanewatch' | 'otel-undici');
 
 async function one(): Promise<void> {
   const res = await fetch(`${url}${CHAT_PATH}`, {
@@ -46,6 +52,7 @@ async function run(count: number): Promise<void> {
 const beforeWarmup = process.cpuUsage();
 await run(warmup);
 const warmupCpu = cpuMicros(beforeWarmup);
+chunks = 0;
 const before = process.cpuUsage();
 await run(requests);
 const cpu = cpuMicros(before);
@@ -58,6 +65,7 @@ process.stdout.write(
     loadingCpuMs,
     loadingRssKiB,
     maxRssKiB: process.resourceUsage().maxRSS,
+    chunksPerRequest: chunks / requests,
   })}\n`,
 );
 process.exit(0);

@@ -11,6 +11,11 @@ const server = await startProviderServer({
     usage: CHAT_USAGE,
   }),
 });
+// The simulator keeps a record of every request for tests to read; a benchmark makes hundreds of
+// thousands, and a server slowed by its own heap would coalesce events into fewer chunks.
+setInterval(() => {
+  (server.sends as unknown[]).length = 0;
+}, 1000).unref();
 process.stdout.write(`${server.url}\n`);
 process.on('message', () => {});
 process.on('disconnect', () => void server.close().then(() => process.exit(0)));

@@ -39,11 +39,23 @@ const server: ChildProcess = fork(here('./bench-server.ts'), {
 const [line] = (await once(server.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
 const url = line.toString().trim();
 
+// The workload as undici sees it (a subscriber would change what is measured, so in its own process).
+const probe = await run(process.execPath, [
+  ...conditions,
+  here('./bench-client.ts'),
+  'probe',
+  url,
+  '4',
+  '400',
+  '100',
+]);
+const { chunksPerRequest } = JSON.parse(probe.stdout) as { chunksPerRequest: number };
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const fixed = (v: number, width: number, digits = 0) => v.toFixed(digits).padStart(width);
 console.log(
   `node ${process.version}, ${rounds} rounds per mode: ${warmup} warm-up then ${requests} measured requests ` +
-    'in a fresh process each, server in its own process\n',
+    `in a fresh process each, server in its own process; ${chunksPerRequest.toFixed(1)} body chunks per request\n`,
 );
 for (const concurrency of concurrencies) {
   const results: Record<Mode, Measurement[]> = { none: [], lanewatch: [], 'otel-undici': [] };
