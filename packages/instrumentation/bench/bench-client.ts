@@ -3,6 +3,7 @@
 // they run — then N measured ones. Prints, as JSON: CPU microseconds per measured request (the
 // steady state) and per warm-up request, the CPU and RSS that loading the SDK and the
 // instrumentations took, and the process's peak RSS.
+import type { Mode } from './bench-sdk.ts';
 import { CHAT_BODY, CHAT_PATH } from './bench-workload.ts';
 
 const [mode = 'none', url = '', c = '1', n = '2000', w = '2000'] = process.argv.slice(2);
@@ -29,7 +30,7 @@ if (mode === 'probe') {
   (await import('node:diagnostics_channel')).subscribe('undici:request:bodyChunkReceived', () => {
     chunks += 1;
   });
-} else if (mode !== 'none') sdk.instrument(mode as 'lanewatch' | 'otel-undici');
+} else if (mode !== 'none') sdk.instrument(mode as Exclude<Mode, 'none'>);
 
 async function one(): Promise<void> {
   const res = await fetch(`${url}${CHAT_PATH}`, {

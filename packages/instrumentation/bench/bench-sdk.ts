@@ -2,7 +2,8 @@
 // providers at their defaults (batch span processor; metric export at the default 60 s interval,
 // as applications run it), lanewatch's exponential-histogram views, and exporters that drop what
 // they get — so a measurement is the instrumentation's own cost, not a network's.
-import { LanewatchInstrumentation, lanewatchViews } from '@lanewatch/instrumentation';
+import diagnosticsChannel from 'node:diagnostics_channel';
+import { INSTRUMENTATION_SCOPE, LanewatchInstrumentation, lanewatchViews } from '@lanewatch/instrumentation';
 import { context, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
@@ -12,8 +13,9 @@ import {
   type PushMetricExporter,
 } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
+import { SdkFloor } from './sdk-floor.ts';
 
-export const MODES = ['none', 'lanewatch', 'otel-undici'] as const;
+export const MODES = ['none', 'lanewatch', 'otel-undici', 'sdk-floor'] as const;
 export type Mode = (typeof MODES)[number];
 
 export interface BenchSdk {
@@ -42,9 +44,20 @@ export function startBenchSdk(): BenchSdk {
   return { tracerProvider, meterProvider };
 }
 
-/** Starts the SDK and the mode's instrumentation (`none` does not load this module at all). */
+/**
+ * Starts the SDK and the mode's instrumentation. `sdk-floor` records, when each request ends, what
+ * lanewatch records for a bench request, directly (see `SdkFloor`): the part of lanewatch's cost
+ * that any instrumentation recording the same span and histograms would pay.
+ */
 export function instrument(mode: Exclude<Mode, 'none'>): void {
-  startBenchSdk();
+  const { tracerProvider, meterProvider } = startBenchSdk();
   if (mode === 'lanewatch') new LanewatchInstrumentation();
   if (mode === 'otel-undici') new UndiciInstrumentation();
+  if (mode === 'sdk-floor') {
+    const floor = new SdkFloor(
+      tracerProvider.getTracer('bench-floor'),
+      meterProvider.getMeter(INSTRUMENTATION_SCOPE, 'bench-floor'),
+    );
+    diagnosticsChannel.subscribe('undici:request:trailers', () => floor.record());
+  }
 }

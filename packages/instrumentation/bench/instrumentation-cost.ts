@@ -17,22 +17,15 @@ import diagnosticsChannel from 'node:diagnostics_channel';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type Attributes, context, SpanKind } from '@opentelemetry/api';
+import { context } from '@opentelemetry/api';
 import { CallRecord } from '../src/call-record.ts';
 import { FORMATS } from '../src/formats/index.ts';
 import { LanewatchInstrumentation } from '../src/index.ts';
-import {
-  ATTR,
-  INSTRUMENTATION_SCOPE,
-  METRIC,
-  MILESTONE_EVENT,
-  MILESTONE_METRIC,
-  MILESTONE_SPAN_MS,
-  SPAN_ATTR,
-} from '../src/names.ts';
+import { INSTRUMENTATION_SCOPE } from '../src/names.ts';
 import type { RequestIdentity } from '../src/request-identity.ts';
 import { startBenchSdk } from './bench-sdk.ts';
 import { CHAT_BODY, CHAT_PATH } from './bench-workload.ts';
+import { SdkFloor } from './sdk-floor.ts';
 
 const rounds = Number(process.argv[2] ?? 15);
 const BATCH = 2000;
@@ -109,59 +102,10 @@ function oneRequest(): void {
 }
 
 // --- the SDK floor: the same signals, recorded directly ---------------------------------------------
-const tracer = sdk.tracerProvider.getTracer('bench-floor');
-const meter = sdk.meterProvider.getMeter(INSTRUMENTATION_SCOPE, 'bench-floor');
-const seconds = (name: string) => meter.createHistogram(`floor.${name}`, { unit: 's' });
-const milestoneHistograms = Object.values(MILESTONE_METRIC).map(seconds);
-const tokenUsage = meter.createHistogram(`floor.${METRIC.tokenUsage}`, { unit: '{token}' });
-const tokensPerSecond = meter.createHistogram(`floor.${METRIC.outputTokensPerSecond}`, { unit: '{token}/s' });
-const call: Attributes = Object.freeze({
-  [ATTR.operationName]: 'chat',
-  [ATTR.providerName]: 'openai',
-  [ATTR.serverAddress]: '127.0.0.1',
-  [ATTR.lane]: 'openai/gpt-bench',
-  [ATTR.outcome]: 'ok',
-  [ATTR.attempt]: '1',
-  [ATTR.requestModel]: 'gpt-bench',
-  [ATTR.sizeClass]: 'xs',
-  [ATTR.statusCode]: 200,
-});
-const firstOutput = Object.freeze({ ...call, [ATTR.outputKind]: 'text' });
-const inputTokens = Object.freeze({ ...call, [ATTR.tokenType]: 'input' });
-const outputTokens = Object.freeze({ ...call, [ATTR.tokenType]: 'output' });
-const milestoneEvents = Object.values(MILESTONE_EVENT);
-function sdkFloor(i: number): void {
-  const t1 = performance.now() - 5;
-  const v = 0.001 + (i % 100) * 1e-5;
-  for (const [k, h] of milestoneHistograms.entries()) h.record(v * (k + 1), k === 2 ? firstOutput : call);
-  tokenUsage.record(20, inputTokens);
-  tokenUsage.record(47, outputTokens);
-  tokensPerSecond.record(1000 + (i % 50), call);
-  const span = tracer.startSpan(
-    'chat gpt-bench',
-    { kind: SpanKind.CLIENT, startTime: t1, attributes: call },
-    context.active(),
-  );
-  if (span.isRecording()) {
-    span.setAttributes({
-      [SPAN_ATTR.chunks]: 50,
-      [SPAN_ATTR.serverPort]: 8000,
-      [SPAN_ATTR.format]: 'openai_chat',
-      [ATTR.outputKind]: 'text',
-      [MILESTONE_SPAN_MS.headers]: 1.1,
-      [MILESTONE_SPAN_MS.first_chunk]: 1.2,
-      [MILESTONE_SPAN_MS.first_output]: 1.3,
-      [MILESTONE_SPAN_MS.first_text]: 1.3,
-      [MILESTONE_SPAN_MS.end]: 4.5 + (i % 7),
-      [SPAN_ATTR.inputTokens]: 20,
-      [SPAN_ATTR.outputTokens]: 47,
-      [SPAN_ATTR.outputTokensPerSecond]: 1000 + (i % 7),
-      [SPAN_ATTR.diagnosis]: 'generation_slow',
-    });
-    for (const [k, name] of milestoneEvents.entries()) span.addEvent(name, t1 + k);
-  }
-  span.end(t1 + 4.5);
-}
+const sdkFloor = new SdkFloor(
+  sdk.tracerProvider.getTracer('bench-floor'),
+  sdk.meterProvider.getMeter(INSTRUMENTATION_SCOPE, 'bench-floor'),
+);
 
 // --- the detector alone -----------------------------------------------------------------------------
 const identity = { model: 'gpt-bench' } as RequestIdentity;
@@ -186,7 +130,7 @@ const KINDS = {
     lanewatch.disable();
   },
   'sdk floor': () => {
-    for (let i = 0; i < BATCH; i++) sdkFloor(i);
+    for (let i = 0; i < BATCH; i++) sdkFloor.record();
   },
   detector: () => {
     for (let i = 0; i < BATCH; i++) detectorOnly();

@@ -1,6 +1,8 @@
 // `npm run bench`: CPU time per streamed request (50 events) with no instrumentation, with lanewatch
 // and with @opentelemetry/instrumentation-undici, interleaved round by round in fresh processes, at
 // concurrency 1 and 16. Prints medians and ratios against "none" from the same run; never a pass/fail.
+// A fourth mode, `sdk-floor`, records what lanewatch records for each request straight into the SDK
+// (see sdk-floor.ts): the share of lanewatch's cost that is OpenTelemetry's.
 //
 // The ratio that matters is the steady state: a process that has made BENCH_WARMUP requests (default
 // 2000), measured over the next BENCH_REQUESTS (default 2000). Before that, V8 is still compiling
@@ -13,6 +15,7 @@ import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { MODES, type Mode } from './bench-sdk.ts';
 
 const run = promisify(execFile);
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
@@ -20,8 +23,6 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const requests = Number(process.env.BENCH_REQUESTS ?? 2000);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2000);
 const concurrencies = (process.env.BENCH_CONCURRENCY ?? '1,16').split(',').map(Number);
-const MODES = ['none', 'lanewatch', 'otel-undici'] as const;
-type Mode = (typeof MODES)[number];
 const conditions = process.execArgv.filter((a) => a.startsWith('--conditions'));
 
 interface Measurement {
@@ -58,7 +59,12 @@ console.log(
     `in a fresh process each, server in its own process; ${chunksPerRequest.toFixed(1)} body chunks per request\n`,
 );
 for (const concurrency of concurrencies) {
-  const results: Record<Mode, Measurement[]> = { none: [], lanewatch: [], 'otel-undici': [] };
+  const results: Record<Mode, Measurement[]> = {
+    none: [],
+    lanewatch: [],
+    'otel-undici': [],
+    'sdk-floor': [],
+  };
   for (let r = 0; r < rounds; r++) {
     // Rotate the order each round so drift in the machine's load falls on every mode alike.
     const order = MODES.map((_, i) => MODES[(i + r) % MODES.length] as Mode);

@@ -99,31 +99,37 @@ export function recordCall(
     result.errorType,
   );
   const attributes = sets.call;
+  // The caller's context when it dispatched the request: the measurements' context (exemplars,
+  // baggage-reading views), and passed on so the SDK does not look up the active one per record.
+  const context = record.parentContext;
 
   const { headersAt, firstChunkAt, firstOutputAt, firstTextAt, outputKind } = record;
-  if (headersAt !== undefined) instruments.timeToHeaders.record((headersAt - t1) / 1000, attributes);
-  if (firstChunkAt !== undefined) instruments.timeToFirstChunk.record((firstChunkAt - t1) / 1000, attributes);
+  if (headersAt !== undefined) instruments.timeToHeaders.record((headersAt - t1) / 1000, attributes, context);
+  if (firstChunkAt !== undefined)
+    instruments.timeToFirstChunk.record((firstChunkAt - t1) / 1000, attributes, context);
   if (firstOutputAt !== undefined && outputKind !== undefined) {
-    instruments.timeToFirstOutput.record((firstOutputAt - t1) / 1000, sets.firstOutput(outputKind));
+    instruments.timeToFirstOutput.record((firstOutputAt - t1) / 1000, sets.firstOutput(outputKind), context);
   }
-  if (firstTextAt !== undefined) instruments.timeToFirstText.record((firstTextAt - t1) / 1000, attributes);
-  instruments.duration.record((end - t1) / 1000, attributes);
+  if (firstTextAt !== undefined)
+    instruments.timeToFirstText.record((firstTextAt - t1) / 1000, attributes, context);
+  instruments.duration.record((end - t1) / 1000, attributes, context);
   const { inputTokens, outputTokens } = record;
-  if (inputTokens !== undefined) instruments.tokenUsage.record(inputTokens, sets.inputTokens);
-  if (outputTokens !== undefined) instruments.tokenUsage.record(outputTokens, sets.outputTokens);
+  if (inputTokens !== undefined) instruments.tokenUsage.record(inputTokens, sets.inputTokens, context);
+  if (outputTokens !== undefined) instruments.tokenUsage.record(outputTokens, sets.outputTokens, context);
   const generation = firstTextAt === undefined ? undefined : (end - firstTextAt) / 1000;
   const tokensPerSecond =
     outputTokens !== undefined && generation !== undefined && generation > 0
       ? outputTokens / generation
       : undefined;
-  if (tokensPerSecond !== undefined) instruments.outputTokensPerSecond.record(tokensPerSecond, attributes);
+  if (tokensPerSecond !== undefined)
+    instruments.outputTokensPerSecond.record(tokensPerSecond, attributes, context);
 
   if (tracer === undefined) return;
   // The attributes of every point are known at the start, so a sampler can decide on them.
   const span = tracer.startSpan(
     target.spanName,
     { kind: SpanKind.CLIENT, startTime: t1, attributes },
-    record.parentContext,
+    context,
   );
   // A sampled-out span records nothing: nothing more is built for it.
   if (span.isRecording()) {
