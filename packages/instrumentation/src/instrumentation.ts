@@ -15,10 +15,16 @@ import { CallRecord, outcomeOf } from './call-record.ts';
 import { CallInstruments, CallTargets, recordCall } from './call-telemetry.ts';
 import { type ChunkSink, PassThroughHandler, passThroughDispatch } from './dispatcher-pass-through.ts';
 import { classifyTransportError } from './error-type.ts';
-import { selectFormat } from './formats/index.ts';
+import { type Format, selectFormat } from './formats/index.ts';
 import { LaneMap, type LaneMapInput, parseLaneMapEnv } from './lane-map.ts';
 import { INSTRUMENTATION_SCOPE } from './names.ts';
-import { Endpoints, identifyRequest, modelFromJsonBody, type UndiciRequestLike } from './request-identity.ts';
+import {
+  type Endpoint,
+  Endpoints,
+  identifyRequest,
+  modelFromJsonBody,
+  type UndiciRequestLike,
+} from './request-identity.ts';
 import { VERSION } from './version.ts';
 
 export interface LanewatchInstrumentationConfig extends InstrumentationConfig {
@@ -68,6 +74,8 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
   #subscriptions: Array<{ name: string; listener: (message: unknown, name: string | symbol) => void }> = [];
   #removePassThrough: (() => void) | undefined;
   #handlerSymbols = new WeakMap<object, symbol | null>();
+  /** The format each endpoint's responses get, by content type: decided once per pair. */
+  #formats = new WeakMap<Endpoint, Map<string | undefined, Format | null>>();
   #endpoints = new Endpoints(new LaneMap(undefined));
   #targets = new CallTargets(100);
   #instruments = new CallInstruments(metrics.getMeter(INSTRUMENTATION_SCOPE, VERSION));
@@ -139,7 +147,7 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
       try {
         handle(message);
       } catch (error) {
-        this.#diag.error(`lanewatch failed on ${name}: ${errorClass(error)}`);
+        this.#failed(name, error);
       }
     };
     diagnosticsChannel.subscribe(name, listener);
@@ -163,11 +171,22 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
       this.#diag.warn('no undici global dispatcher found; body chunks of global fetch will not be observed');
       return;
     }
+    // Called for every body chunk: no closure is made per call.
     const sink: ChunkSink = {
-      onBodyChunk: (handler, chunk) =>
-        this.#guard('bodyChunk', () => this.#feed(this.#passThroughRecords.get(handler), chunk)),
-      onBodySent: (handler, chunk) =>
-        this.#guard('bodySent', () => this.#sent(this.#passThroughRecords.get(handler), chunk)),
+      onBodyChunk: (handler, chunk) => {
+        try {
+          this.#feed(this.#passThroughRecords.get(handler), chunk);
+        } catch (error) {
+          this.#failed('bodyChunk', error);
+        }
+      },
+      onBodySent: (handler, chunk) => {
+        try {
+          this.#sent(this.#passThroughRecords.get(handler), chunk);
+        } catch (error) {
+          this.#failed('bodySent', error);
+        }
+      },
     };
     this.#removePassThrough = passThroughDispatch(
       dispatcher as { dispatch: (o: unknown, h: unknown) => unknown },
@@ -175,12 +194,8 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     );
   }
 
-  #guard(what: string, fn: () => void): void {
-    try {
-      fn();
-    } catch (error) {
-      this.#diag.error(`lanewatch failed on ${what}: ${errorClass(error)}`);
-    }
+  #failed(what: string, error: unknown): void {
+    this.#diag.error(`lanewatch failed on ${what}: ${errorClass(error)}`);
   }
 
   // t1 — undici created the request: the moment it was handed over.
@@ -239,7 +254,7 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     if (response.statusCode >= 400) return;
     const contentType = contentTypeOf(response.headers);
     const { endpoint } = record.identity;
-    const format = selectFormat(endpoint.path, contentType);
+    const format = this.#formatOf(endpoint, contentType);
     if (format === undefined) {
       if (endpoint.family === undefined && endpoint.configuredLane === undefined) {
         this.#records.delete(request); // not a stream and not a lane: not our business
@@ -285,6 +300,19 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     this.#records.delete(request);
     const tracer = this.#config.spans === false ? undefined : this.#tracer;
     recordCall(record, outcomeOf(record, failure), this.#instruments, tracer, this.#targets);
+  }
+
+  #formatOf(endpoint: Endpoint, contentType: string | undefined): Format | undefined {
+    let byType = this.#formats.get(endpoint);
+    const known = byType?.get(contentType);
+    if (known !== undefined) return known ?? undefined;
+    const format = selectFormat(endpoint.path, contentType);
+    if (byType === undefined) {
+      byType = new Map();
+      this.#formats.set(endpoint, byType);
+    }
+    if (byType.size < 16) byType.set(contentType, format ?? null);
+    return format;
   }
 
   /** undici keeps a request's handler under a private symbol named `handler`; found once per class. */
