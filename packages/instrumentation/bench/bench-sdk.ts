@@ -15,7 +15,7 @@ import {
 import { BatchSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 import { SdkFloor } from './sdk-floor.ts';
 
-export const MODES = ['none', 'lanewatch', 'otel-undici', 'sdk-floor'] as const;
+export const MODES = ['none', 'lanewatch', 'lanewatch-metrics', 'otel-undici', 'sdk-floor'] as const;
 export type Mode = (typeof MODES)[number];
 
 export interface BenchSdk {
@@ -45,13 +45,15 @@ export function startBenchSdk(): BenchSdk {
 }
 
 /**
- * Starts the SDK and the mode's instrumentation. `sdk-floor` records, when each request ends, what
+ * Starts the SDK and the mode's instrumentation. `lanewatch-metrics` is lanewatch with `spans: false`
+ * (the histograms only). `sdk-floor` records, when each request ends, what
  * lanewatch records for a bench request, directly (see `SdkFloor`): the part of lanewatch's cost
  * that any instrumentation recording the same span and histograms would pay.
  */
 export function instrument(mode: Exclude<Mode, 'none'>): void {
   const { tracerProvider, meterProvider } = startBenchSdk();
   if (mode === 'lanewatch') new LanewatchInstrumentation();
+  if (mode === 'lanewatch-metrics') new LanewatchInstrumentation({ spans: false });
   if (mode === 'otel-undici') new UndiciInstrumentation();
   if (mode === 'sdk-floor') {
     const floor = new SdkFloor(

@@ -1,8 +1,9 @@
 // `npm run bench`: CPU time per streamed request (50 events) with no instrumentation, with lanewatch
 // and with @opentelemetry/instrumentation-undici, interleaved round by round in fresh processes, at
 // concurrency 1 and 16. Prints medians and ratios against "none" from the same run; never a pass/fail.
-// A fourth mode, `sdk-floor`, records what lanewatch records for each request straight into the SDK
-// (see sdk-floor.ts): the share of lanewatch's cost that is OpenTelemetry's.
+// `lanewatch-metrics` is lanewatch with `spans: false` (histograms only). `sdk-floor` records what
+// lanewatch records for each request straight into the SDK (see sdk-floor.ts): the share of
+// lanewatch's cost that is OpenTelemetry's.
 //
 // The ratio that matters is the steady state: a process that has made BENCH_WARMUP requests (default
 // 2000), measured over the next BENCH_REQUESTS (default 2000). Before that, V8 is still compiling
@@ -59,12 +60,10 @@ console.log(
     `in a fresh process each, server in its own process; ${chunksPerRequest.toFixed(1)} body chunks per request\n`,
 );
 for (const concurrency of concurrencies) {
-  const results: Record<Mode, Measurement[]> = {
-    none: [],
-    lanewatch: [],
-    'otel-undici': [],
-    'sdk-floor': [],
-  };
+  const results = Object.fromEntries(MODES.map((mode) => [mode, [] as Measurement[]])) as Record<
+    Mode,
+    Measurement[]
+  >;
   for (let r = 0; r < rounds; r++) {
     // Rotate the order each round so drift in the machine's load falls on every mode alike.
     const order = MODES.map((_, i) => MODES[(i + r) % MODES.length] as Mode);
@@ -84,10 +83,10 @@ for (const concurrency of concurrencies) {
   const of = (mode: Mode, key: keyof Measurement) => median(results[mode].map((m) => m[key]));
   const ratio = (mode: Mode, key: keyof Measurement) => `×${(of(mode, key) / of('none', key)).toFixed(3)}`;
   console.log(`concurrency ${concurrency}`);
-  console.log('                steady state: CPU/request     warm-up: CPU/request      peak RSS');
+  console.log('                     steady state: CPU/request     warm-up: CPU/request      peak RSS');
   for (const mode of MODES) {
     console.log(
-      `  ${mode.padEnd(12)}  ${fixed(of(mode, 'cpuUsPerRequest'), 6)} µs  ${ratio(mode, 'cpuUsPerRequest')}` +
+      `  ${mode.padEnd(17)}  ${fixed(of(mode, 'cpuUsPerRequest'), 6)} µs  ${ratio(mode, 'cpuUsPerRequest')}` +
         `       ${fixed(of(mode, 'warmupCpuUsPerRequest'), 6)} µs  ${ratio(mode, 'warmupCpuUsPerRequest')}` +
         `     ${fixed(of(mode, 'maxRssKiB') / 1024, 6, 1)} MiB  ${ratio(mode, 'maxRssKiB')}`,
     );
