@@ -52,12 +52,17 @@ const probe = await run(process.execPath, [
   '100',
 ]);
 const { chunksPerRequest } = JSON.parse(probe.stdout) as { chunksPerRequest: number };
+// Node 22's bundled undici publishes no body chunks: the count cannot be taken there.
+const chunks =
+  chunksPerRequest > 0
+    ? `${chunksPerRequest.toFixed(1)} body chunks per request`
+    : `body chunks not countable (undici ${process.versions.undici} publishes no undici:request:bodyChunkReceived)`;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const fixed = (v: number, width: number, digits = 0) => v.toFixed(digits).padStart(width);
 console.log(
   `node ${process.version}, ${rounds} rounds per mode: ${warmup} warm-up then ${requests} measured requests ` +
-    `in a fresh process each, server in its own process; ${chunksPerRequest.toFixed(1)} body chunks per request\n`,
+    `in a fresh process each, server in its own process; ${chunks}\n`,
 );
 for (const concurrency of concurrencies) {
   const results = Object.fromEntries(MODES.map((mode) => [mode, [] as Measurement[]])) as Record<

@@ -1,0 +1,40 @@
+// `npm run bench` is not a test (its ratios depend on the machine), but it must keep running: a
+// short run of it, every mode at two concurrencies, printing the table a user reads.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { bundledUndiciPublishesChunks } from './instrumentation.ts';
+
+const run = promisify(execFile);
+const bench = fileURLToPath(new URL('../bench/streaming-cpu.ts', import.meta.url));
+
+describe('npm run bench', () => {
+  it('measures every mode at each concurrency against none, on the documented 50-event workload', async () => {
+    const { stdout } = await run(process.execPath, ['--conditions=lanewatch-source', bench], {
+      env: {
+        ...process.env,
+        BENCH_ROUNDS: '1',
+        BENCH_REQUESTS: '30',
+        BENCH_WARMUP: '30',
+        BENCH_CONCURRENCY: '1,4',
+      },
+      timeout: 240_000,
+    });
+    // Node 22's undici cannot count body chunks; the table is the same.
+    if (bundledUndiciPublishesChunks()) assert.match(stdout, /50\.0 body chunks per request/);
+    else assert.match(stdout, /body chunks not countable/);
+    for (const concurrency of [1, 4]) {
+      const section = stdout.split(`concurrency ${concurrency}\n`)[1]?.split('concurrency ')[0] ?? '';
+      for (const mode of ['none', 'lanewatch', 'lanewatch-metrics', 'otel-undici', 'sdk-floor']) {
+        const row = section.split('\n').find((line) => line.trim().split(/\s+/)[0] === mode);
+        assert.ok(row, `a row for ${mode} at concurrency ${concurrency}:\n${stdout}`);
+        const [cpu, ratio] = /([\d.]+) µs\s+×([\d.]+)/.exec(row)?.slice(1).map(Number) ?? [];
+        assert.ok(cpu !== undefined && cpu > 0, `${mode}: CPU per request measured (${row})`);
+        assert.ok(ratio !== undefined && ratio > 0, `${mode}: a ratio against none (${row})`);
+        if (mode === 'none') assert.equal(ratio, 1);
+      }
+    }
+  });
+});
