@@ -1,12 +1,12 @@
-// One measurement: streamed requests at concurrency C under one instrumentation mode, in a fresh
-// process. First W warm-up requests — V8 compiles Node's fetch, the SDK and the instrumentation while
+// One measurement: requests at concurrency C under one instrumentation mode, in a fresh process —
+// the streamed chat workload, or with `plain` as the last argument the non-LLM JSON POSTs. First W warm-up requests — V8 compiles Node's fetch, the SDK and the instrumentation while
 // they run — then N measured ones. Prints, as JSON: CPU microseconds per measured request (the
 // steady state) and per warm-up request, the CPU and RSS that loading the SDK and the
 // instrumentations took, and the process's peak RSS.
 import type { Mode } from './bench-sdk.ts';
-import { CHAT_BODY, CHAT_PATH } from './bench-workload.ts';
+import { CHAT_BODY, CHAT_PATH, PLAIN_BODY, PLAIN_PATH } from './bench-workload.ts';
 
-const [mode = 'none', url = '', c = '1', n = '2000', w = '2000'] = process.argv.slice(2);
+const [mode = 'none', url = '', c = '1', n = '2000', w = '2000', workload = 'stream'] = process.argv.slice(2);
 const concurrency = Number(c);
 const requests = Number(n);
 const warmup = Number(w);
@@ -32,11 +32,12 @@ if (mode === 'probe') {
   });
 } else if (mode !== 'none') sdk.instrument(mode as Exclude<Mode, 'none'>);
 
+const [path, body] = workload === 'plain' ? [PLAIN_PATH, PLAIN_BODY] : [CHAT_PATH, CHAT_BODY];
 async function one(): Promise<void> {
-  const res = await fetch(`${url}${CHAT_PATH}`, {
+  const res = await fetch(`${url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: CHAT_BODY,
+    body,
   });
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   while (!(await reader.read()).done);

@@ -1,7 +1,11 @@
-// The provider side of the benchmarks, in its own process so its CPU is not counted: the stream of
-// `bench-workload.ts` for every request.
+// The server side of the benchmarks, in its own process so its CPU is not counted: the stream of
+// `bench-workload.ts` for every request to the provider, and the JSON answer of an ordinary API.
+// Prints one line: {"stream": url, "plain": url}.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startProviderServer } from '@lanewatch/simulator';
-import { CHAT_PIECES, CHAT_USAGE } from './bench-workload.ts';
+import { CHAT_PIECES, CHAT_USAGE, PLAIN_RESPONSE } from './bench-workload.ts';
 
 const server = await startProviderServer({
   respond: () => ({
@@ -16,6 +20,19 @@ const server = await startProviderServer({
 setInterval(() => {
   (server.sends as unknown[]).length = 0;
 }, 1000).unref();
-process.stdout.write(`${server.url}\n`);
+const plain = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(PLAIN_RESPONSE);
+  });
+});
+plain.listen(0, '127.0.0.1');
+await once(plain, 'listening');
+const plainUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
+process.stdout.write(`${JSON.stringify({ stream: server.url, plain: plainUrl })}\n`);
 process.on('message', () => {});
-process.on('disconnect', () => void server.close().then(() => process.exit(0)));
+process.on('disconnect', () => {
+  plain.close();
+  void server.close().then(() => process.exit(0));
+});

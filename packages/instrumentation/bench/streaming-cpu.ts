@@ -1,6 +1,7 @@
 // `npm run bench`: CPU time per streamed request (50 events) with no instrumentation, with lanewatch
 // and with @opentelemetry/instrumentation-undici, interleaved round by round in fresh processes, at
-// concurrency 1 and 16. Prints medians and ratios against "none" from the same run; never a pass/fail.
+// concurrency 1 and 16; then ordinary JSON POSTs, the traffic lanewatch must leave alone at next to no
+// cost. Prints medians and ratios against "none" from the same run; never a pass/fail.
 // `lanewatch-metrics` is lanewatch with `spans: false` (histograms only). `sdk-floor` records what
 // lanewatch records for each request straight into the SDK (see sdk-floor.ts): the share of
 // lanewatch's cost that is OpenTelemetry's.
@@ -39,7 +40,7 @@ const server: ChildProcess = fork(here('./bench-server.ts'), {
   execArgv: conditions,
 });
 const [line] = (await once(server.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
-const url = line.toString().trim();
+const { stream: url, plain: plainUrl } = JSON.parse(line.toString()) as { stream: string; plain: string };
 
 // The workload as undici sees it (a subscriber would change what is measured, so in its own process).
 const probe = await run(process.execPath, [
@@ -64,32 +65,40 @@ console.log(
   `node ${process.version}, ${rounds} rounds per mode: ${warmup} warm-up then ${requests} measured requests ` +
     `in a fresh process each, server in its own process; ${chunks}\n`,
 );
-for (const concurrency of concurrencies) {
-  const results = Object.fromEntries(MODES.map((mode) => [mode, [] as Measurement[]])) as Record<
+/** Every mode in `modes`, `rounds` times each in rotating order; prints medians and ratios to none. */
+async function measure(
+  title: string,
+  modes: readonly Mode[],
+  target: string,
+  concurrency: number,
+  workload: 'stream' | 'plain',
+): Promise<void> {
+  const results = Object.fromEntries(modes.map((mode) => [mode, [] as Measurement[]])) as Record<
     Mode,
     Measurement[]
   >;
   for (let r = 0; r < rounds; r++) {
     // Rotate the order each round so drift in the machine's load falls on every mode alike.
-    const order = MODES.map((_, i) => MODES[(i + r) % MODES.length] as Mode);
+    const order = modes.map((_, i) => modes[(i + r) % modes.length] as Mode);
     for (const mode of order) {
       const { stdout } = await run(process.execPath, [
         ...conditions,
         here('./bench-client.ts'),
         mode,
-        url,
+        target,
         String(concurrency),
         String(requests),
         String(warmup),
+        workload,
       ]);
       results[mode].push(JSON.parse(stdout) as Measurement);
     }
   }
   const of = (mode: Mode, key: keyof Measurement) => median(results[mode].map((m) => m[key]));
   const ratio = (mode: Mode, key: keyof Measurement) => `×${(of(mode, key) / of('none', key)).toFixed(3)}`;
-  console.log(`concurrency ${concurrency}`);
+  console.log(title);
   console.log('                     steady state: CPU/request     warm-up: CPU/request      peak RSS');
-  for (const mode of MODES) {
+  for (const mode of modes) {
     console.log(
       `  ${mode.padEnd(17)}  ${fixed(of(mode, 'cpuUsPerRequest'), 6)} µs  ${ratio(mode, 'cpuUsPerRequest')}` +
         `       ${fixed(of(mode, 'warmupCpuUsPerRequest'), 6)} µs  ${ratio(mode, 'warmupCpuUsPerRequest')}` +
@@ -103,4 +112,16 @@ for (const concurrency of concurrencies) {
       `+${fixed(median(loading.map((m) => m.loadingRssKiB)) / 1024, 0, 1)} MiB RSS`,
   );
 }
+
+for (const concurrency of concurrencies) {
+  await measure(`concurrency ${concurrency}`, MODES, url, concurrency, 'stream');
+}
+// What lanewatch costs the rest of the process's HTTP traffic: JSON POSTs to an ordinary API.
+await measure(
+  'non-LLM requests (JSON POST, JSON answer), concurrency 1',
+  ['none', 'lanewatch', 'otel-undici'],
+  plainUrl,
+  1,
+  'plain',
+);
 server.disconnect();

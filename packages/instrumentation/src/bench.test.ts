@@ -11,7 +11,7 @@ const run = promisify(execFile);
 const bench = fileURLToPath(new URL('../bench/streaming-cpu.ts', import.meta.url));
 
 describe('npm run bench', () => {
-  it('measures every mode at each concurrency against none, on the documented 50-event workload', async () => {
+  it('measures every mode at each concurrency against none, on the documented 50-event workload and on non-LLM POSTs', async () => {
     const { stdout } = await run(process.execPath, ['--conditions=lanewatch-source', bench], {
       env: {
         ...process.env,
@@ -25,11 +25,16 @@ describe('npm run bench', () => {
     // Node 22's undici cannot count body chunks; the table is the same.
     if (bundledUndiciPublishesChunks()) assert.match(stdout, /50\.0 body chunks per request/);
     else assert.match(stdout, /body chunks not countable/);
-    for (const concurrency of [1, 4]) {
-      const section = stdout.split(`concurrency ${concurrency}\n`)[1]?.split('concurrency ')[0] ?? '';
-      for (const mode of ['none', 'lanewatch', 'lanewatch-metrics', 'otel-undici', 'sdk-floor']) {
+    const sections: Array<[string, string[]]> = [
+      ['concurrency 1', ['none', 'lanewatch', 'lanewatch-metrics', 'otel-undici', 'sdk-floor']],
+      ['concurrency 4', ['none', 'lanewatch', 'lanewatch-metrics', 'otel-undici', 'sdk-floor']],
+      ['non-LLM requests (JSON POST, JSON answer), concurrency 1', ['none', 'lanewatch', 'otel-undici']],
+    ];
+    for (const [title, modes] of sections) {
+      const section = stdout.split(`${title}\n`)[1]?.split('loading OpenTelemetry')[0] ?? '';
+      for (const mode of modes) {
         const row = section.split('\n').find((line) => line.trim().split(/\s+/)[0] === mode);
-        assert.ok(row, `a row for ${mode} at concurrency ${concurrency}:\n${stdout}`);
+        assert.ok(row, `a row for ${mode} under "${title}":\n${stdout}`);
         const [cpu, ratio] = /([\d.]+) µs\s+×([\d.]+)/.exec(row)?.slice(1).map(Number) ?? [];
         assert.ok(cpu !== undefined && cpu > 0, `${mode}: CPU per request measured (${row})`);
         assert.ok(ratio !== undefined && ratio > 0, `${mode}: a ratio against none (${row})`);
