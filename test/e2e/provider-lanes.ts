@@ -8,6 +8,7 @@ import {
   type ProviderServer,
   type RequestRecord,
   type Script,
+  scaledKnobs,
   startLane,
   startProviderServer,
 } from '@lanewatch/simulator';
@@ -38,26 +39,6 @@ export interface ProviderLane {
   /** The lane map's prefix for this lane (origin + the format's API root). */
   readonly prefix: string;
   readonly call: ProviderCall;
-}
-
-const DURATION_KNOBS = [
-  'headersMedianMs',
-  'stallMedianMs',
-  'coldStartIdleMs',
-  'coldStartMs',
-  'startDelayMs',
-  'firstOutputMedianMs',
-  'heartbeatEveryMs',
-  'actionLeadMedianMs',
-] as const satisfies readonly (keyof LaneKnobs)[];
-
-/** Every duration × scale and generation speed ÷ scale: the same shapes and ratios, faster. */
-function scaled(knobs: LaneKnobs, scale: number): Partial<LaneKnobs> {
-  const result: Partial<Record<keyof LaneKnobs, number>> = {};
-  for (const knob of DURATION_KNOBS) result[knob] = knobs[knob] * scale;
-  result.tokensPerSecondMedian = knobs.tokensPerSecondMedian / scale;
-  result.retryAfterSeconds = knobs.retryAfterSeconds * scale;
-  return result as Partial<LaneKnobs>;
 }
 
 function withResponseCanary(script: Script, canary: string): Script {
@@ -131,7 +112,7 @@ export async function startProviderLanes(
       // response canary (startLane has no hook for that), so the lane's own server is closed at once.
       const drawn = await startLane(profile.name, {
         seed: spec.seed ?? spec.lane,
-        knobs: { ...spec.knobs, ...scaled(profile.knobs, options.timeScale) },
+        knobs: { ...spec.knobs, ...scaledKnobs(profile.knobs, options.timeScale) },
       });
       await drawn.server.close();
       const server = await startProviderServer({

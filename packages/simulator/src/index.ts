@@ -2,7 +2,7 @@ export { type AnthropicWriterOptions, anthropicErrorReply, anthropicWriter } fro
 export { type DueTimer, runAt } from './due-timer.ts';
 export { exampleScript } from './example-script.ts';
 export { type GeminiWriterOptions, geminiErrorReply, geminiWriter } from './gemini-writer.ts';
-export { DEFAULT_KNOBS, LaneKnobError, type LaneKnobs, laneKnobs } from './lane-knobs.ts';
+export { DEFAULT_KNOBS, LaneKnobError, type LaneKnobs, laneKnobs, scaledKnobs } from './lane-knobs.ts';
 export {
   isProfileName,
   type LaneProfile,

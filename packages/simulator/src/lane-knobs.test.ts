@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_KNOBS, LaneKnobError, laneKnobs } from './lane-knobs.ts';
+import { DEFAULT_KNOBS, LaneKnobError, laneKnobs, scaledKnobs } from './lane-knobs.ts';
 import { laneProfile, PROFILE_NAMES } from './lane-profiles.ts';
 
 describe('lane knobs', () => {
@@ -44,5 +44,17 @@ describe('lane knobs', () => {
     for (const name of PROFILE_NAMES) assert.equal(laneProfile(name).name, name);
     assert.throws(() => laneProfile('speedy'), /unknown lane profile "speedy" \(profiles: steady, spiky, /);
     assert.equal(laneProfile('spiky', { stallProbability: 0 }).knobs.stallProbability, 0);
+  });
+
+  test('scales every duration, the speed inversely and retry-after, and nothing else', () => {
+    const knobs = laneProfile('thinker').knobs;
+    const half = { ...knobs, ...scaledKnobs(knobs, 0.5) };
+    assert.equal(half.headersMedianMs, knobs.headersMedianMs / 2);
+    assert.equal(half.actionLeadMedianMs, knobs.actionLeadMedianMs / 2);
+    assert.equal(half.tokensPerSecondMedian, knobs.tokensPerSecondMedian * 2);
+    assert.equal(half.retryAfterSeconds, knobs.retryAfterSeconds / 2);
+    assert.equal(half.headersSigma, knobs.headersSigma);
+    assert.equal(half.actionProbability, knobs.actionProbability);
+    assert.equal(half.outputTokensMax, knobs.outputTokensMax);
   });
 });

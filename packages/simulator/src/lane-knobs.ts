@@ -182,3 +182,28 @@ export function laneKnobs(overrides: Partial<LaneKnobs> = {}, where = 'lane'): L
   }
   return knobs;
 }
+
+/** The knobs that are durations: everything a time scale multiplies. */
+const DURATION_KNOBS = [
+  'headersMedianMs',
+  'stallMedianMs',
+  'coldStartIdleMs',
+  'coldStartMs',
+  'startDelayMs',
+  'firstOutputMedianMs',
+  'heartbeatEveryMs',
+  'actionLeadMedianMs',
+] as const satisfies readonly (keyof LaneKnobs)[];
+
+/**
+ * Knobs with every duration multiplied by `scale` (0.5: the lane runs twice as fast), generation
+ * speed divided by it and `retry-after` multiplied by it, so a lane keeps its shapes and ratios.
+ * Sigmas, probabilities and counts do not change with time.
+ */
+export function scaledKnobs(knobs: LaneKnobs, scale: number): Partial<LaneKnobs> {
+  const scaled: Partial<Record<keyof LaneKnobs, number>> = {};
+  for (const knob of DURATION_KNOBS) scaled[knob] = knobs[knob] * scale;
+  scaled.tokensPerSecondMedian = knobs.tokensPerSecondMedian / scale;
+  scaled.retryAfterSeconds = knobs.retryAfterSeconds * scale;
+  return scaled as Partial<LaneKnobs>;
+}

@@ -2,21 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { laneProfile } from '@lanewatch/simulator';
 import { laneMapOf, parseLanesFile, scorecardOf } from '../lanes-file/lanes-file.ts';
-import { DEMO_LANES, demoLaneKnobs, demoLanesYaml, scaledKnobs } from './demo-lanes.ts';
+import { DEMO_LANES, demoLaneKnobs, demoLanesYaml } from './demo-lanes.ts';
 
 describe('demo lanes', () => {
-  it('scales every duration, the speed inversely and retry-after, and nothing else', () => {
-    const knobs = laneProfile('thinker').knobs;
-    const half = { ...knobs, ...scaledKnobs(knobs, 0.5) };
-    assert.equal(half.headersMedianMs, knobs.headersMedianMs / 2);
-    assert.equal(half.actionLeadMedianMs, knobs.actionLeadMedianMs / 2);
-    assert.equal(half.tokensPerSecondMedian, knobs.tokensPerSecondMedian * 2);
-    assert.equal(half.retryAfterSeconds, knobs.retryAfterSeconds / 2);
-    assert.equal(half.headersSigma, knobs.headersSigma);
-    assert.equal(half.actionProbability, knobs.actionProbability);
-    assert.equal(half.outputTokensMax, knobs.outputTokensMax);
-  });
-
   it("keeps a lane's own knob changes when scaling, and covers five wire formats", () => {
     const spiky = DEMO_LANES.find((l) => l.lane === 'spiky');
     assert.ok(spiky?.knobs);

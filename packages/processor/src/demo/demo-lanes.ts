@@ -1,4 +1,4 @@
-import { type LaneKnobs, laneProfile, type ProfileName } from '@lanewatch/simulator';
+import { type LaneKnobs, laneProfile, type ProfileName, scaledKnobs } from '@lanewatch/simulator';
 import type { ProviderFormat } from '../probe/provider-request.ts';
 
 /** One lane of the demo: a simulator profile, the wire format its calls speak, and its scorecard. */
@@ -79,30 +79,6 @@ export const DEMO_LANES: readonly DemoLane[] = [
     scorecard: { can_hold_secret: false, offline_capable: false, handoff_s: 0.1, rank: 2 },
   },
 ];
-
-const DURATION_KNOBS = [
-  'headersMedianMs',
-  'stallMedianMs',
-  'coldStartIdleMs',
-  'coldStartMs',
-  'startDelayMs',
-  'firstOutputMedianMs',
-  'heartbeatEveryMs',
-  'actionLeadMedianMs',
-] as const satisfies readonly (keyof LaneKnobs)[];
-
-/**
- * A profile's knobs with every duration multiplied by `scale` (0.5: the lane runs twice as fast),
- * generation speed divided by it and `retry-after` multiplied by it, so shapes and ratios are kept.
- * Sigmas, probabilities and counts do not change with time.
- */
-export function scaledKnobs(knobs: LaneKnobs, scale: number): Partial<LaneKnobs> {
-  const scaled: Partial<Record<keyof LaneKnobs, number>> = {};
-  for (const knob of DURATION_KNOBS) scaled[knob] = knobs[knob] * scale;
-  scaled.tokensPerSecondMedian = knobs.tokensPerSecondMedian / scale;
-  scaled.retryAfterSeconds = knobs.retryAfterSeconds * scale;
-  return scaled as Partial<LaneKnobs>;
-}
 
 /** The knob overrides a demo lane is started with (over its profile), at a time scale. */
 export function demoLaneKnobs(lane: DemoLane, scale: number): Partial<LaneKnobs> {
