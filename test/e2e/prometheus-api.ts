@@ -1,18 +1,6 @@
 // The parts of Prometheus's HTTP API the end-to-end tests read beyond test/stack's instant query:
 // range queries (what a Grafana time-series panel runs), series, and every label name and value.
-interface ApiResponse<T> {
-  status: 'success' | 'error';
-  data: T;
-  errorType?: string;
-  error?: string;
-}
-
-async function api<T>(url: string): Promise<T> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(15_000) });
-  const body = (await response.json()) as ApiResponse<T>;
-  if (body.status !== 'success') throw new Error(`Prometheus: ${body.errorType}: ${body.error}`);
-  return body.data;
-}
+import { prometheusApi } from '../stack/prometheus.ts';
 
 export interface RangeSeries {
   metric: Record<string, string>;
@@ -27,30 +15,32 @@ export function queryRange(base: string, expr: string, startS: number, endS: num
     end: String(endS),
     step: String(stepS),
   });
-  return api<{ result: RangeSeries[] }>(`${base}/api/v1/query_range?${params}`).then((data) => data.result);
+  return prometheusApi<{ result: RangeSeries[] }>(`${base}/api/v1/query_range?${params}`).then(
+    (data) => data.result,
+  );
 }
 
 export function queryInstant(base: string, expr: string, timeS?: number) {
   const params = new URLSearchParams({ query: expr });
   if (timeS !== undefined) params.set('time', String(timeS));
-  return api<{ result: { metric: Record<string, string>; value?: [number, string]; histogram?: unknown }[] }>(
-    `${base}/api/v1/query?${params}`,
-  ).then((data) => data.result);
+  return prometheusApi<{
+    result: { metric: Record<string, string>; value?: [number, string]; histogram?: unknown }[];
+  }>(`${base}/api/v1/query?${params}`).then((data) => data.result);
 }
 
 export function seriesMatching(base: string, selector: string) {
-  return api<Record<string, string>[]>(
+  return prometheusApi<Record<string, string>[]>(
     `${base}/api/v1/series?${new URLSearchParams({ 'match[]': selector })}`,
   );
 }
 
 /** Every label name and every value of every label Prometheus holds, one per line. */
 export async function everyLabelAndValue(base: string): Promise<string> {
-  const names = await api<string[]>(`${base}/api/v1/labels`);
+  const names = await prometheusApi<string[]>(`${base}/api/v1/labels`);
   const lines: string[] = [];
   for (const name of names) {
     lines.push(name);
-    lines.push(...(await api<string[]>(`${base}/api/v1/label/${encodeURIComponent(name)}/values`)));
+    lines.push(...(await prometheusApi<string[]>(`${base}/api/v1/label/${encodeURIComponent(name)}/values`)));
   }
   return lines.join('\n');
 }

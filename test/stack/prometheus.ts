@@ -43,8 +43,9 @@ interface ApiResponse<T> {
   error?: string;
 }
 
-async function api<T>(url: string): Promise<T> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+/** One GET of Prometheus's HTTP API: its `data`, or an error with Prometheus's own error type and message. */
+export async function prometheusApi<T>(url: string, timeoutMs = 15_000): Promise<T> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
   const body = (await response.json()) as ApiResponse<T>;
   if (body.status !== 'success') throw new Error(`Prometheus ${url}: ${body.errorType}: ${body.error}`);
   return body.data;
@@ -80,12 +81,16 @@ export async function startPrometheus(options: { logDir?: string } = {}): Promis
       async query(promql, time) {
         const params = new URLSearchParams({ query: promql });
         if (time !== undefined) params.set('time', String(time.getTime() / 1000));
-        const data = await api<{ resultType: string; result: PromSample[] }>(`${url}/api/v1/query?${params}`);
+        const data = await prometheusApi<{ resultType: string; result: PromSample[] }>(
+          `${url}/api/v1/query?${params}`,
+        );
         return data.result;
       },
-      metricNames: () => api<string[]>(`${url}/api/v1/label/__name__/values`),
+      metricNames: () => prometheusApi<string[]>(`${url}/api/v1/label/__name__/values`),
       series: (match) =>
-        api<Record<string, string>[]>(`${url}/api/v1/series?${new URLSearchParams({ 'match[]': match })}`),
+        prometheusApi<Record<string, string>[]>(
+          `${url}/api/v1/series?${new URLSearchParams({ 'match[]': match })}`,
+        ),
       stop: () => proc.stop(),
     };
   }
