@@ -3,25 +3,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { LANE_STATES } from '../evaluation/lane-health.ts';
+import { validateLaneHealth } from '../evaluation/lane-health-schema.test-helper.ts';
 import { killAll, lanewatch } from '../probe/cli-process.test-helper.ts';
 import { DEMO_LANES } from './demo-lanes.ts';
 import type { DemoResult } from './demo-result.ts';
 
 // `lanewatch demo` as a user runs it: a real process, real ports, its output and files read back.
-
-const schema = JSON.parse(
-  await readFile(new URL('../../schema/lane-health.schema.json', import.meta.url), 'utf8'),
-) as object;
-const ajv = new Ajv2020({ allErrors: true, strict: true });
-ajv.addFormat(
-  'date-time',
-  (value: string) =>
-    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value) &&
-    !Number.isNaN(Date.parse(value)),
-);
-const validate = ajv.compile(schema);
 
 /** Content the simulated lanes send or the demo asks, which must reach no output and no file. */
 const CONTENT = [' answers within', 'Consider the question', 'order_id', 'Return the word ready'];
@@ -112,7 +100,7 @@ describe('lanewatch demo', { concurrency: true, timeout: 90_000 }, () => {
     assert.equal(health.schema, 'lanewatch.lane-health/v1');
     assert.deepEqual(Object.keys(health.lanes).sort(), DEMO_LANES.map((l) => l.lane).sort());
     for (const [name, record] of Object.entries(health.lanes)) {
-      assert.ok(validate(record), `${name}: ${JSON.stringify(validate.errors)}`);
+      assert.ok(validateLaneHealth(record), `${name}: ${JSON.stringify(validateLaneHealth.errors)}`);
     }
     const report = await readFile(join(dir, 'lanewatch-report.html'), 'utf8');
     for (const l of DEMO_LANES) assert.ok(report.includes(`id="lane-${l.lane}"`), l.lane);

@@ -1,28 +1,14 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { evaluateLane } from './evaluate-lane.ts';
 import { DEFAULT_EVALUATION_CONFIG } from './evaluation-config.ts';
 import { exampleRecord } from './example-record.test-helper.ts';
 import { viewOf } from './lane-health.ts';
+import { laneHealthSchema, validateLaneHealth } from './lane-health-schema.test-helper.ts';
 import { observationOf } from './simulated-calls.ts';
 
-const schema = JSON.parse(
-  await readFile(new URL('../../schema/lane-health.schema.json', import.meta.url), 'utf8'),
-) as object;
-const ajv = new Ajv2020({ allErrors: true, strict: true });
-// RFC 3339 date-time (the schema's `format`), checked here without pulling in ajv-formats.
-ajv.addFormat(
-  'date-time',
-  (value: string) =>
-    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value) &&
-    !Number.isNaN(Date.parse(value)),
-);
-const validate = ajv.compile(schema);
-
 function assertValid(record: unknown): void {
-  assert.ok(validate(record), JSON.stringify(validate.errors, null, 2));
+  assert.ok(validateLaneHealth(record), JSON.stringify(validateLaneHealth.errors, null, 2));
 }
 
 describe('lane-health JSON Schema', () => {
@@ -61,13 +47,13 @@ describe('lane-health JSON Schema', () => {
       for (const def of Object.values((node as { $defs?: Record<string, unknown> }).$defs ?? {}))
         walk(def, path);
     };
-    walk(schema, '');
+    walk(laneHealthSchema, '');
     assert.deepEqual(missing, []);
   });
 
   it('rejects a record missing what readers rely on', () => {
     const { expires_at: _, ...partial } = exampleRecord('fast');
-    assert.equal(validate(partial), false);
-    assert.equal(validate({ ...exampleRecord('fast'), state: 'fine' }), false);
+    assert.equal(validateLaneHealth(partial), false);
+    assert.equal(validateLaneHealth({ ...exampleRecord('fast'), state: 'fine' }), false);
   });
 });
