@@ -9,7 +9,11 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { MILESTONE_METRIC, MILESTONES } from '@lanewatch/instrumentation';
 import { LaneWindows } from '../src/aggregation/lane-windows.ts';
-import { cloneHistogram, type ExponentialHistogram } from '../src/histogram/exponential-histogram.ts';
+import {
+  cloneHistogram,
+  type ExponentialHistogram,
+  emptyHistogram,
+} from '../src/histogram/exponential-histogram.ts';
 import { seededRandom } from '../src/histogram/random-samples.ts';
 import { decodeJsonRequest } from '../src/otlp/decode-json.ts';
 import { decodeProtobufRequest } from '../src/otlp/decode-protobuf.ts';
@@ -51,15 +55,8 @@ for (let instance = 0; instance < INSTANCES; instance++)
           milestone,
           outcome: k === 1 ? 'truncated' : outcome,
           histogram: {
-            scale: 5,
-            count: 0,
-            sum: 0,
-            min: undefined,
-            max: undefined,
-            zeroCount: 0,
-            zeroThreshold: 0,
+            ...emptyHistogram(5),
             positive: { offset, counts: new Array<number>(BUCKETS).fill(0) },
-            negative: { offset: 0, counts: [] },
           },
         });
       }
