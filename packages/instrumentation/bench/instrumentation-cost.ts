@@ -38,7 +38,7 @@ const server = fork(here('./bench-server.ts'), {
   execArgv: conditions,
 });
 const [line] = (await once(server.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
-const url = line.toString().trim();
+const { stream: url } = JSON.parse(line.toString()) as { stream: string };
 const response = await fetch(`${url}${CHAT_PATH}`, {
   method: 'POST',
   headers: { 'content-type': 'application/json' },

@@ -9,6 +9,7 @@ import { bundledUndiciPublishesChunks } from './instrumentation.ts';
 
 const run = promisify(execFile);
 const bench = fileURLToPath(new URL('../bench/streaming-cpu.ts', import.meta.url));
+const cost = fileURLToPath(new URL('../bench/instrumentation-cost.ts', import.meta.url));
 
 describe('npm run bench', () => {
   it('measures every mode at each concurrency against none, on the documented 50-event workload and on non-LLM POSTs', async () => {
@@ -40,6 +41,21 @@ describe('npm run bench', () => {
         assert.ok(ratio !== undefined && ratio > 0, `${mode}: a ratio against none (${row})`);
         if (mode === 'none') assert.equal(ratio, 1);
       }
+    }
+  });
+
+  it('bench/instrumentation-cost.ts splits one call into the SDK floor, the detector and the rest', async () => {
+    const { stdout } = await run(process.execPath, ['--conditions=lanewatch-source', cost, '1'], {
+      timeout: 240_000,
+    });
+    for (const part of [
+      'lanewatch, one request in isolation',
+      'sdk floor',
+      'detector: 50 events',
+      'the rest',
+    ]) {
+      const micros = Number(new RegExp(`${part}[^\\n]*?([\\d.]+) µs`).exec(stdout)?.[1]);
+      assert.ok(micros > 0, `${part}: measured in µs\n${stdout}`);
     }
   });
 });
