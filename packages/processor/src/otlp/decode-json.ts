@@ -36,8 +36,23 @@ function parse<T>(type: protobuf.Type, json: unknown): T {
   return protojson.fromJson(type, json, OPTIONS) as T;
 }
 
+/**
+ * What protobufjs's ProtoJSON reader found wrong, without the value it found: its messages end with
+ * the offending value (`…AnyValue.intValue: invalid integer: "…"`, or a whole object after
+ * `expected object`), which may be anything a sender put in an attribute. Only the field and the
+ * problem go into a rejection, which the sender's exporter may log.
+ */
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : '';
+  const problem = /^(\.?[\w.]+): ([a-z][a-z0-9 ]*?)(?=: |$)/i.exec(message);
+  if (problem !== null) return `${problem[1]}: ${problem[2]}`;
+  return /^[a-z][a-z0-9 ]*$/i.test(message) ? message : 'a value that does not fit the OTLP schema';
+}
+
+/** A JSON syntax error without V8's message, which quotes a piece of the body. */
+function syntaxErrorOf(error: unknown): string {
+  const at = error instanceof Error ? /at position (\d+)/.exec(error.message)?.[1] : undefined;
+  return at === undefined ? 'a JSON syntax error' : `a JSON syntax error at position ${at}`;
 }
 
 const HEX_ID = /^(?:[0-9a-fA-F]{32}|[0-9a-fA-F]{16})$/;
@@ -150,7 +165,7 @@ export function decodeJsonRequest(text: string, wanted?: MetricFilter): MetricsB
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new OtlpDecodeError(`body is not JSON: ${messageOf(error)}`);
+    throw new OtlpDecodeError(`body is not JSON: ${syntaxErrorOf(error)}`);
   }
   if (!isObject(json))
     throw new OtlpDecodeError('body must be a JSON object (an ExportMetricsServiceRequest)');

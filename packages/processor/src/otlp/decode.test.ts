@@ -188,4 +188,44 @@ describe('decoding ExportMetricsServiceRequest', () => {
     assert.throws(() => decodeJsonRequest('{"resourceMetrics": 3}'), /resourceMetrics must be an array/);
     assert.throws(() => decodeProtobufRequest(Buffer.from('this is not protobuf at all')), OtlpDecodeError);
   });
+
+  it('never repeats what a sender put in a value, a key or a malformed body in an error message', () => {
+    const CANARY = 'CANARY-PROMPT-TEXT';
+    const messages: string[] = [];
+    const refused = (text: string) => {
+      try {
+        messages.push(...decodeJsonRequest(text).errors);
+      } catch (error) {
+        assert.ok(error instanceof OtlpDecodeError);
+        messages.push(error.message);
+      }
+    };
+    // Bodies that are not JSON: V8's own message quotes the body around the error.
+    refused(`{"resourceMetrics": ${CANARY}}`);
+    refused(CANARY);
+    refused(`{"resourceMetrics": [{"resource": "${CANARY}" x`);
+    // Values of the wrong type anywhere the ProtoJSON reader looks (it quotes the value it refuses).
+    const json: Json = twoInstances();
+    const [first, second] = json.resourceMetrics;
+    // A bad resource or scope rejects everything under it: each gets a request of its own.
+    const badResource = structuredClone(first);
+    badResource.resource.attributes.push({ key: 'gen_ai.prompt', value: { intValue: CANARY } });
+    const badScope = structuredClone(first);
+    badScope.scopeMetrics[0].scope = { name: 'x', version: { text: CANARY } };
+    refused(JSON.stringify({ resourceMetrics: [badResource, badScope] }));
+    const points = second.scopeMetrics[0].metrics[0].exponentialHistogram.dataPoints;
+    points.push({ ...points[0], count: CANARY });
+    points.push({ ...points[0], attributes: [{ key: 'gen_ai.completion', value: { boolValue: CANARY } }] });
+    points.push({ ...points[0], positive: { offset: 0, bucketCounts: [CANARY] } });
+    second.scopeMetrics[0].metrics.push({ name: CANARY, gauge: { dataPoints: [{ asDouble: CANARY }] } });
+    refused(JSON.stringify(json));
+    assert.ok(messages.length >= 8, messages.join('\n'));
+    for (const message of messages) assert.ok(!message.includes('CANARY'), message);
+    // What is left still says where and what.
+    assert.ok(
+      messages.some((m) => /AnyValue\.intValue: invalid integer$/.test(m)),
+      messages.join('\n'),
+    );
+    assert.ok(messages.some((m) => /body is not JSON: a JSON syntax error at position \d+/.test(m)));
+  });
 });

@@ -157,9 +157,16 @@ function temporalityOf(code: number | undefined): Temporality | undefined {
   return code === 1 ? 'delta' : code === 2 ? 'cumulative' : undefined;
 }
 
-/** Where a point sits in the request, for error messages a user can find it by. */
+/** The OpenTelemetry instrument name syntax: what a metric name quoted in a message must be. */
+const INSTRUMENT_NAME = /^[A-Za-z][A-Za-z0-9_./-]{0,254}$/;
+
+/**
+ * Where a point sits in the request, for error messages a user can find it by. The metric's name is
+ * quoted only when it is an instrument name: anything else a sender put there stays out of messages.
+ */
 export function metricPath(r: number, s: number, m: number, metric: string): string {
-  return `resourceMetrics[${r}].scopeMetrics[${s}].metrics[${m}] (${JSON.stringify(metric)})`;
+  const name = INSTRUMENT_NAME.test(metric) ? JSON.stringify(metric) : 'not an instrument name';
+  return `resourceMetrics[${r}].scopeMetrics[${s}].metrics[${m}] (${name})`;
 }
 
 export function pointPath(r: number, s: number, m: number, metric: string, kind: string, p: number): string {
