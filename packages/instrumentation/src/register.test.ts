@@ -80,9 +80,10 @@ for (const [flag, app] of [
 }
 
 describe('register when telemetry cannot be delivered', () => {
-  it('the app still succeeds and exits when the OTLP endpoint refuses connections', async () => {
+  it("the app still succeeds, and exits without waiting out the exporters' 10 s retries, when the OTLP endpoint refuses connections", async () => {
     const provider = await startScriptedServer(() => chat());
     try {
+      const started = performance.now();
       const { stdout } = await run(
         process.execPath,
         ['--import', '@lanewatch/instrumentation/register', fixture('stream-app.mjs')],
@@ -98,6 +99,10 @@ describe('register when telemetry cannot be delivered', () => {
         },
       );
       assert.match(stdout, /^200 \d+/);
+      // The OTLP exporters retry a refused export for OTEL_EXPORTER_OTLP_TIMEOUT (10 s): about 9 s
+      // of waiting at exit without the exit deadline (2 s by default). Generous for a slow machine.
+      const seconds = (performance.now() - started) / 1000;
+      assert.ok(seconds < 6, `the process ended ${seconds.toFixed(1)} s after it started`);
     } finally {
       await provider.close();
     }

@@ -1,5 +1,7 @@
 import { OTLPMetricExporter as OTLPMetricExporterJson } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as OTLPMetricExporterProto } from '@opentelemetry/exporter-metrics-otlp-proto';
+import { OTLPTraceExporter as OTLPTraceExporterJson } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OTLPTraceExporterProto } from '@opentelemetry/exporter-trace-otlp-proto';
 import {
   ConsoleMetricExporter,
   type IMetricReader,
@@ -8,6 +10,8 @@ import {
   type PushMetricExporter,
 } from '@opentelemetry/sdk-metrics';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
+import { ExitBoundedMetricExporter, ExitBoundedSpanExporter } from './exit-bounded-exporter.ts';
 import { EXPONENTIAL, histogramAggregationFromEnv, lanewatchViews } from './exponential-views.ts';
 import { LanewatchInstrumentation, type LanewatchInstrumentationConfig } from './instrumentation.ts';
 import { LaneConfigError, LaneMap, type LaneMapInput, parseLaneMapEnv } from './lane-map.ts';
@@ -31,9 +35,12 @@ export function startLanewatch(
     ...config,
     lanes: config.lanes ?? lanesFromEnv(env),
   });
+  const bounded: ExitBoundedExporters = [];
   const sdk = new NodeSDK({
     instrumentations: [instrumentation],
-    metricReaders: metricReadersFromEnv(env),
+    metricReaders: metricReadersFromEnv(env, bounded),
+    // Left to the NodeSDK (from the same variables) when it is not one OTLP/HTTP exporter.
+    traceExporter: traceExporterFromEnv(env, bounded),
     // lanewatch's own histograms are exponential whatever the exporter prefers.
     views: histogramAggregationFromEnv(env)(InstrumentType.HISTOGRAM) === EXPONENTIAL ? lanewatchViews() : [],
   });
@@ -41,6 +48,8 @@ export function startLanewatch(
 
   let stopping: Promise<void> | undefined;
   const shutdown = () => {
+    // The last exports get the exit deadline: a collector that is down must not hold the exit.
+    for (const exporter of bounded) exporter.exiting();
     stopping ??= sdk.shutdown().catch(() => {});
     return stopping;
   };
@@ -63,8 +72,57 @@ function lanesFromEnv(env: NodeJS.ProcessEnv): LaneMapInput {
   }
 }
 
+/** The exporters `register` made, told when the process is exiting. */
+type ExitBoundedExporters = Array<{ exiting(): void }>;
+
+/** Milliseconds the exports made while the process exits may take. */
+export const DEFAULT_EXIT_TIMEOUT_MS = 2000;
+
+function exitTimeoutFromEnv(env: NodeJS.ProcessEnv, signal: 'METRICS' | 'TRACES'): number {
+  const exit = positiveInt(env.LANEWATCH_EXIT_TIMEOUT, DEFAULT_EXIT_TIMEOUT_MS);
+  const configured = positiveInt(
+    env[`OTEL_EXPORTER_OTLP_${signal}_TIMEOUT`] ?? env.OTEL_EXPORTER_OTLP_TIMEOUT,
+    Number.POSITIVE_INFINITY,
+  );
+  return Math.min(exit, configured);
+}
+
+/**
+ * The OTLP/HTTP span exporter `OTEL_TRACES_EXPORTER` (unset or `otlp`) and the protocol variables
+ * ask for, with its exit deadline; undefined for anything else (`none`, `console`, several, gRPC),
+ * which the NodeSDK then builds from the same variables.
+ */
+export function traceExporterFromEnv(
+  env: NodeJS.ProcessEnv,
+  bounded: ExitBoundedExporters = [],
+): SpanExporter | undefined {
+  const kinds = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  if (kinds.length > 1 || (kinds.length === 1 && kinds[0] !== 'otlp')) return undefined;
+  const protocol = (
+    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ??
+    env.OTEL_EXPORTER_OTLP_PROTOCOL ??
+    'http/protobuf'
+  ).trim();
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') return undefined;
+  const exporter = new ExitBoundedSpanExporter(
+    (timeoutMillis) =>
+      protocol === 'http/json'
+        ? new OTLPTraceExporterJson(timeoutMillis === undefined ? {} : { timeoutMillis })
+        : new OTLPTraceExporterProto(timeoutMillis === undefined ? {} : { timeoutMillis }),
+    exitTimeoutFromEnv(env, 'TRACES'),
+  );
+  bounded.push(exporter);
+  return exporter;
+}
+
 /** `OTEL_METRICS_EXPORTER` (`otlp` default, `console`, `none`) with `OTEL_EXPORTER_OTLP_*` settings. */
-export function metricReadersFromEnv(env: NodeJS.ProcessEnv): IMetricReader[] {
+export function metricReadersFromEnv(
+  env: NodeJS.ProcessEnv,
+  bounded: ExitBoundedExporters = [],
+): IMetricReader[] {
   const kinds = (env.OTEL_METRICS_EXPORTER ?? 'otlp')
     .split(',')
     .map((s) => s.trim().toLowerCase())
@@ -82,10 +140,15 @@ export function metricReadersFromEnv(env: NodeJS.ProcessEnv): IMetricReader[] {
         env.OTEL_EXPORTER_OTLP_PROTOCOL ??
         'http/protobuf'
       ).trim();
-      exporter =
-        protocol === 'http/json'
-          ? new OTLPMetricExporterJson({ aggregationPreference })
-          : new OTLPMetricExporterProto({ aggregationPreference });
+      const otlp = new ExitBoundedMetricExporter(
+        (timeoutMillis) =>
+          protocol === 'http/json'
+            ? new OTLPMetricExporterJson({ aggregationPreference, ...(timeoutMillis && { timeoutMillis }) })
+            : new OTLPMetricExporterProto({ aggregationPreference, ...(timeoutMillis && { timeoutMillis }) }),
+        exitTimeoutFromEnv(env, 'METRICS'),
+      );
+      bounded.push(otlp);
+      exporter = otlp;
     }
     return new PeriodicExportingMetricReader({
       exporter,
