@@ -52,10 +52,9 @@ export interface InstrumentedClient {
     send: () => Promise<T>,
     attempt?: number,
   ): { result: Promise<T>; measured: Promise<MeasuredCall | undefined> };
-  /** Exports what is pending now (no-op without an endpoint). */
-  flush(): Promise<void>;
   /** Export rounds that failed (connection refused, 4xx/5xx from the receiver, timeout). */
   readonly exportFailures: number;
+  /** Stops measuring; with an endpoint, exports what is pending first (a failure is counted). */
   shutdown(): Promise<void>;
 }
 
@@ -123,7 +122,16 @@ export function startInstrumentedClient(options: InstrumentedClientOptions = {})
   let exportFailures = 0;
   let meterProvider: MeterProvider | undefined;
   if (options.otlpEndpoint !== undefined) {
-    const inner = new OTLPMetricExporter({ url: metricsUrlOf(options.otlpEndpoint) });
+    const interval = options.exportIntervalMs ?? 5000;
+    // The exporter retries a refused export until its own timeout, and the probe's end waits for the
+    // export in flight and then its last one: 2 s each at most, not OTEL_EXPORTER_OTLP_TIMEOUT's 10 s
+    // (with the endpoint down, a 3-sample probe took 27 s to end). A probe exports to a collector or
+    // `lanewatch serve` nearby; a failed round is counted and reported, and sets the exit code.
+    const exportTimeout = Math.min(interval, 2_000);
+    const inner = new OTLPMetricExporter({
+      url: metricsUrlOf(options.otlpEndpoint),
+      timeoutMillis: exportTimeout,
+    });
     // Counts failed rounds; the exporter's own errors stay inside it (they carry no content, but a URL).
     const exporter: PushMetricExporter = {
       export(metrics, done) {
@@ -137,14 +145,13 @@ export function startInstrumentedClient(options: InstrumentedClientOptions = {})
       selectAggregationTemporality: inner.selectAggregationTemporality?.bind(inner),
       selectAggregation: inner.selectAggregation?.bind(inner),
     };
-    const interval = options.exportIntervalMs ?? 5000;
     meterProvider = new MeterProvider({
       views: lanewatchViews(),
       readers: [
         new PeriodicExportingMetricReader({
           exporter,
           exportIntervalMillis: interval,
-          exportTimeoutMillis: Math.min(interval, 10_000),
+          exportTimeoutMillis: exportTimeout,
         }),
       ],
     });
@@ -175,11 +182,6 @@ export function startInstrumentedClient(options: InstrumentedClientOptions = {})
       };
       result.then(settle, settle);
       return { result, measured };
-    },
-    async flush() {
-      await meterProvider?.forceFlush().catch(() => {
-        exportFailures++;
-      });
     },
     get exportFailures() {
       return exportFailures;

@@ -306,4 +306,38 @@ describe('lanewatch probe when things go wrong', { concurrency: true }, () => {
       await processor.close();
     }
   });
+
+  it('with --otlp-endpoint down: measures, says the export failed, exits 1 — without waiting out 10 s retries', async () => {
+    // A port nothing listens on: every export round is refused and retried by the exporter.
+    const closed = createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const { port } = closed.address() as AddressInfo;
+    closed.close();
+    const started = performance.now();
+    const done = await lanewatch([
+      'probe',
+      '--base-url',
+      server.url,
+      '--model',
+      'm',
+      '--format',
+      'ollama',
+      '--samples',
+      '3',
+      '--interval',
+      '0',
+      '--otlp-endpoint',
+      `http://127.0.0.1:${port}`,
+    ]).finished;
+    const seconds = (performance.now() - started) / 1000;
+    assert.equal(done.code, 1, done.stderr);
+    assert.match(done.stdout, /time_to_first_text|first_text/);
+    assert.match(
+      done.stderr,
+      /OTLP export rounds? to http:\/\/127\.0\.0\.1:\d+\/ failed; is the endpoint up\?/,
+    );
+    // The exporter's default retries run for 10 s per round; the probe bounds them to 2 s.
+    assert.ok(seconds < 8, `the probe ended ${seconds.toFixed(1)} s after it started`);
+  });
 });

@@ -69,8 +69,7 @@ export const probeCommand: Command = {
       });
     } finally {
       if (progress) context.stderr('\r\x1b[K');
-      await client.flush();
-      await client.shutdown();
+      await client.shutdown(); // its last export included
     }
     const failure = failureLine(run, options, endpoint);
     if (failure !== undefined) {
