@@ -74,6 +74,7 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
   #subscriptions: Array<{ name: string; listener: (message: unknown, name: string | symbol) => void }> = [];
   #removePassThrough: (() => void) | undefined;
   #handlerSymbols = new WeakMap<object, symbol | null>();
+  #warnedUnsupported = false;
   /** The format each endpoint's responses get, by content type: decided once per pair. */
   #formats = new WeakMap<Endpoint, Map<string | undefined, Format | null>>();
   #endpoints = new Endpoints(new LaneMap(undefined));
@@ -102,14 +103,31 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
 
   setTracerProvider(tracerProvider: TracerProvider): void {
     this.#tracer = tracerProvider.getTracer(INSTRUMENTATION_SCOPE, VERSION);
+    this.#warnIfUnsupported();
   }
 
   setMeterProvider(meterProvider: MeterProvider): void {
     this.#instruments = new CallInstruments(meterProvider.getMeter(INSTRUMENTATION_SCOPE, VERSION));
+    this.#warnIfUnsupported();
+  }
+
+  /**
+   * Said when an SDK hands over its providers: by then it has set up the diag logger, which a
+   * message from the constructor (made before the SDK, as its argument) would miss.
+   */
+  #warnIfUnsupported(): void {
+    if (this.#warnedUnsupported || supportedNode()) return;
+    this.#warnedUnsupported = true;
+    this.#diag.warn(
+      `Node ${process.version} is not supported (needs ${MIN_NODE.join('.')} or later); lanewatch stays off`,
+    );
   }
 
   enable(): void {
     if (this.#enabled) return;
+    // Older Node bundles an undici whose requests this cannot follow: it would record calls without
+    // their model or their end (every stream `truncated`). Nothing is better than that.
+    if (!supportedNode()) return;
     const g = globalThis as GlobalWithActive;
     if (g[ACTIVE] !== undefined && g[ACTIVE] !== this) {
       this.#diag.warn(
@@ -339,6 +357,15 @@ function contentTypeOf(headers: readonly unknown[] | string): string | undefined
     if (String(name).toLowerCase() === CONTENT_TYPE) return String(headers[i + 1]);
   }
   return undefined;
+}
+
+/** The oldest Node lanewatch runs on: the floor of current OpenTelemetry JS, and of its tests. */
+export const MIN_NODE = [22, 15] as const;
+
+/** Whether this Node (or `version`, as in `process.versions.node`) is one lanewatch supports. */
+export function supportedNode(version = process.versions.node): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
 }
 
 /** undici ≥ 7.11 publishes `undici:request:bodyChunkReceived` (Node ≥ 24.4 bundles it). */

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startOtlpSink } from '../../../test/stack/otlp-sink.ts';
 import { sse, startScriptedServer } from '../test/harness.ts';
+import { supportedNode } from './instrumentation.ts';
 import { MILESTONE_METRIC } from './names.ts';
 
 const run = promisify(execFile);
@@ -179,6 +180,89 @@ describe('inside an existing NodeSDK with @opentelemetry/auto-instrumentations-n
     } finally {
       await provider.close();
       await sink.close();
+    }
+  });
+});
+
+/** A Node older than lanewatch supports on this machine's PATH (the machine's own Node 20 here), if any. */
+function olderNode(): string | undefined {
+  const dirs = (process.env.PATH ?? '').split(':').filter((d) => d !== '' && !d.includes('node_modules'));
+  for (const dir of [...dirs, '/usr/bin', '/usr/local/bin']) {
+    try {
+      const path = `${dir}/node`;
+      const version = execFileSync(path, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
+      if (!supportedNode(version)) return path;
+    } catch {}
+  }
+  return undefined;
+}
+
+describe('register on a Node older than 22.15', () => {
+  it('knows which versions it supports', () => {
+    assert.equal(supportedNode('20.20.2'), false);
+    assert.equal(supportedNode('22.14.0'), false);
+    assert.equal(supportedNode('22.15.0'), true);
+    assert.equal(supportedNode('23.0.0'), true);
+    assert.equal(supportedNode('24.21.0'), true);
+  });
+
+  const node = olderNode();
+  it('says so once on stderr, measures nothing, and the app runs as before', {
+    skip: node === undefined ? 'no Node older than 22.15 on this machine to run it with' : false,
+  }, async () => {
+    const provider = await startScriptedServer(() => chat());
+    const sink = await startOtlpSink();
+    try {
+      const { stdout, stderr } = await run(
+        node as string,
+        ['--import', '@lanewatch/instrumentation/register', fixture('stream-app.mjs')],
+        {
+          env: { ...process.env, TARGET_URL: provider.url, CANARY, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url },
+          cwd: fileURLToPath(new URL('..', import.meta.url)),
+          timeout: 30_000,
+        },
+      );
+      assert.match(stdout, /^200 \d+/);
+      assert.match(
+        stderr,
+        /^lanewatch: Node v\d+\.\d+\.\d+ is not supported \(needs 22\.15 or later\); nothing is measured\n$/,
+      );
+      assert.equal(sink.requests.length, 0, 'nothing exported');
+    } finally {
+      await sink.close();
+      await provider.close();
+    }
+  });
+
+  it('inside an existing NodeSDK, the class stays off and says so through the diag logger', {
+    skip: node === undefined ? 'no Node older than 22.15 on this machine to run it with' : false,
+  }, async () => {
+    const provider = await startScriptedServer(() => chat());
+    const sink = await startOtlpSink();
+    try {
+      const { stdout, stderr } = await run(node as string, [fixture('with-node-sdk.mjs')], {
+        env: {
+          ...process.env,
+          TARGET_URL: provider.url,
+          OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          OTEL_METRICS_EXPORTER: 'otlp',
+          OTEL_LOG_LEVEL: 'warn',
+        },
+        cwd: fileURLToPath(new URL('..', import.meta.url)),
+        timeout: 60_000,
+      });
+      assert.equal(
+        stderr.match(/not supported \(needs 22\.15 or later\); lanewatch stays off/g)?.length,
+        1,
+        stderr,
+      );
+      assert.match(stdout, /done\n$/);
+      const exported = bodiesOf(sink, '/v1/traces') + bodiesOf(sink, '/v1/metrics');
+      assert.ok(!exported.includes('@lanewatch/instrumentation'), 'no lanewatch span or metric');
+    } finally {
+      await sink.close();
+      await provider.close();
     }
   });
 });

@@ -13,7 +13,12 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { ExitBoundedMetricExporter, ExitBoundedSpanExporter } from './exit-bounded-exporter.ts';
 import { EXPONENTIAL, histogramAggregationFromEnv, lanewatchViews } from './exponential-views.ts';
-import { LanewatchInstrumentation, type LanewatchInstrumentationConfig } from './instrumentation.ts';
+import {
+  LanewatchInstrumentation,
+  type LanewatchInstrumentationConfig,
+  MIN_NODE,
+  supportedNode,
+} from './instrumentation.ts';
 import { LaneConfigError, LaneMap, type LaneMapInput, parseLaneMapEnv } from './lane-map.ts';
 
 export interface RunningLanewatch {
@@ -31,6 +36,13 @@ export function startLanewatch(
   env: NodeJS.ProcessEnv = process.env,
 ): RunningLanewatch | null {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return null;
+  if (!supportedNode()) {
+    // Said once, where a developer sees it (the diag logger is silent by default); the app runs.
+    process.stderr.write(
+      `lanewatch: Node ${process.version} is not supported (needs ${MIN_NODE.join('.')} or later); nothing is measured\n`,
+    );
+    return null;
+  }
   const instrumentation = new LanewatchInstrumentation({
     ...config,
     lanes: config.lanes ?? lanesFromEnv(env),
