@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: build, lint, unit tests on Node 24 (the repo's pinned Node),
-# the instrumentation again on Node 22 (bundled undici 6: the dispatcher path), then the end-to-end
-# tests, which install or start what they need (collector build, Prometheus, Redis) themselves.
+# the instrumentation again on Node 22 (bundled undici 6: the dispatcher path) — the current 22 and
+# 22.15, the oldest supported — then the end-to-end tests, which install or start what they need
+# (collector build, Prometheus, Redis) themselves.
 # Ends with one line "N passed, N failed, N skipped" summing every run.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,8 +43,10 @@ step "chromium (Debian package)" && bash scripts/chromium.sh ensure || status=1
 step "collector (built from source once, then cached)" && bash scripts/collector.sh build || status=1
 step "unit tests, Node $(node --version)"
 run_tests unit 20 "node --conditions=lanewatch-source" 'packages/*/src/**/*.test.ts'
-step "instrumentation tests, Node 22"
+step "instrumentation tests, Node 22 (current)"
 run_tests node22 20 "bash scripts/node22.sh" 'packages/instrumentation/src/**/*.test.ts'
+step "instrumentation tests, Node 22.15 (the oldest supported)"
+run_tests node22.15 20 "env NODE22_VERSION=22.15.0 bash scripts/node22.sh" 'packages/instrumentation/src/**/*.test.ts'
 if [ -n "$(find test -name '*.test.ts' -not -path '*/node_modules/*' | head -1)" ]; then
   step "end-to-end tests"
   run_tests e2e 30 "node --conditions=lanewatch-source --test-concurrency=1" 'test/**/*.test.ts'

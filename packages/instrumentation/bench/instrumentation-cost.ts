@@ -30,7 +30,11 @@ import { SdkFloor } from './sdk-floor.ts';
 const rounds = Number(process.argv[2] ?? 15);
 const BATCH = 2000;
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
-const conditions = process.execArgv.filter((a) => a.startsWith('--conditions'));
+// The flags the children need to load the sources: the conditions, and on a Node before 22.18
+// (type stripping off by default) --experimental-strip-types.
+const conditions = process.execArgv.filter(
+  (a) => a.startsWith('--conditions') || a === '--experimental-strip-types',
+);
 
 // --- the bytes of one real response of the bench server --------------------------------------------
 const server = fork(here('./bench-server.ts'), {

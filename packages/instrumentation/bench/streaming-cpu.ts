@@ -25,7 +25,11 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const requests = Number(process.env.BENCH_REQUESTS ?? 2000);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2000);
 const concurrencies = (process.env.BENCH_CONCURRENCY ?? '1,16').split(',').map(Number);
-const conditions = process.execArgv.filter((a) => a.startsWith('--conditions'));
+// The flags the children need to load the sources: the conditions, and on a Node before 22.18
+// (type stripping off by default) --experimental-strip-types.
+const conditions = process.execArgv.filter(
+  (a) => a.startsWith('--conditions') || a === '--experimental-strip-types',
+);
 
 interface Measurement {
   cpuUsPerRequest: number;

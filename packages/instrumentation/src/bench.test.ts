@@ -8,12 +8,17 @@ import { promisify } from 'node:util';
 import { bundledUndiciPublishesChunks } from './instrumentation.ts';
 
 const run = promisify(execFile);
+// How this process loads TypeScript (on a Node before 22.18 type stripping is behind a flag).
+const loader = [
+  ...process.execArgv.filter((a) => a === '--experimental-strip-types'),
+  '--conditions=lanewatch-source',
+];
 const bench = fileURLToPath(new URL('../bench/streaming-cpu.ts', import.meta.url));
 const cost = fileURLToPath(new URL('../bench/instrumentation-cost.ts', import.meta.url));
 
 describe('npm run bench', () => {
   it('measures every mode at each concurrency against none, on the documented 50-event workload and on non-LLM POSTs', async () => {
-    const { stdout } = await run(process.execPath, ['--conditions=lanewatch-source', bench], {
+    const { stdout } = await run(process.execPath, [...loader, bench], {
       env: {
         ...process.env,
         BENCH_ROUNDS: '1',
@@ -45,7 +50,7 @@ describe('npm run bench', () => {
   });
 
   it('bench/instrumentation-cost.ts splits one call into the SDK floor, the detector and the rest', async () => {
-    const { stdout } = await run(process.execPath, ['--conditions=lanewatch-source', cost, '1'], {
+    const { stdout } = await run(process.execPath, [...loader, cost, '1'], {
       timeout: 240_000,
     });
     for (const part of [
