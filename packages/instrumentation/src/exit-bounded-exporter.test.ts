@@ -55,12 +55,19 @@ describe('exports while the process exits', () => {
   });
 
   it('keeps the metric exporter’s temporality and aggregation answers', () => {
-    const { make } = recorder();
+    const { made, make } = recorder();
     const exporter = new ExitBoundedMetricExporter(make as (t?: number) => PushMetricExporter, 500);
     assert.equal(exporter.selectAggregationTemporality?.(0 as never), AggregationTemporality.CUMULATIVE);
     assert.equal(exporter.selectAggregation, undefined, 'absent where the exporter has none');
     exporter.exiting();
     exporter.export({} as ResourceMetrics, () => {});
+    assert.deepEqual(
+      made.map(({ timeoutMillis, exported }) => ({ timeoutMillis, exported })),
+      [
+        { timeoutMillis: undefined, exported: 0 },
+        { timeoutMillis: 500, exported: 1 },
+      ],
+    );
   });
 
   it('is used for the one OTLP/HTTP trace exporter the variables ask for, else the NodeSDK decides', () => {

@@ -364,14 +364,18 @@ export const MIN_NODE = [22, 15] as const;
 
 /** Whether this Node (or `version`, as in `process.versions.node`) is one lanewatch supports. */
 export function supportedNode(version = process.versions.node): boolean {
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  return major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
+  return atLeast(version, MIN_NODE);
 }
 
 /** undici ≥ 7.11 publishes `undici:request:bodyChunkReceived` (Node ≥ 24.4 bundles it). */
 export function bundledUndiciPublishesChunks(version = process.versions.undici): boolean {
-  const [major = 0, minor = 0] = (version ?? '0.0').split('.').map(Number);
-  return major > 7 || (major === 7 && minor >= 11);
+  return atLeast(version ?? '0.0', [7, 11]);
+}
+
+/** Whether a `major.minor.patch` version is at least `major.minor`. */
+function atLeast(version: string, [major, minor]: readonly [number, number]): boolean {
+  const [have = 0, haveMinor = 0] = version.split('.').map(Number);
+  return have > major || (have === major && haveMinor >= minor);
 }
 
 function errorClass(error: unknown): string {

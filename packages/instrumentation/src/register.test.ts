@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startOtlpSink } from '../../../test/stack/otlp-sink.ts';
 import { sse, startScriptedServer } from '../test/harness.ts';
-import { supportedNode } from './instrumentation.ts';
+import { MIN_NODE, supportedNode } from './instrumentation.ts';
 import { MILESTONE_METRIC } from './names.ts';
 
 const run = promisify(execFile);
@@ -204,6 +205,11 @@ describe('register on a Node older than 22.15', () => {
     assert.equal(supportedNode('22.15.0'), true);
     assert.equal(supportedNode('23.0.0'), true);
     assert.equal(supportedNode('24.21.0'), true);
+    // The package's engines field says the same, so npm warns where lanewatch would stay off.
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      engines: { node: string };
+    };
+    assert.equal(manifest.engines.node, `>=${MIN_NODE.join('.')}.0`);
   });
 
   const node = olderNode();
