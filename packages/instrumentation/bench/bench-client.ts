@@ -1,6 +1,8 @@
 // One measurement: requests at concurrency C under one instrumentation mode, in a fresh process —
-// the streamed chat workload, or with `plain` as the last argument the non-LLM JSON POSTs. First W warm-up requests — V8 compiles Node's fetch, the SDK and the instrumentation while
-// they run — then N measured ones. Prints, as JSON: CPU microseconds per measured request (the
+// by the last argument, the streamed chat workload read as bare bytes (`stream`), the same stream
+// asked for and read through the official openai client (`openai-sdk`), or the non-LLM JSON POSTs
+// (`plain`). First W warm-up requests — V8 compiles Node's fetch, the SDK and the instrumentation
+// while they run — then N measured ones. Prints, as JSON: CPU microseconds per measured request (the
 // steady state) and per warm-up request, the CPU and RSS that loading the SDK and the
 // instrumentations took, and the process's peak RSS.
 import type { Mode } from './bench-sdk.ts';
@@ -33,7 +35,19 @@ if (mode === 'probe') {
 } else if (mode !== 'none') sdk.instrument(mode as Exclude<Mode, 'none'>);
 
 const [path, body] = workload === 'plain' ? [PLAIN_PATH, PLAIN_BODY] : [CHAT_PATH, CHAT_BODY];
+// What an application using the openai client runs for the same call: the client builds the
+// request, parses every event and hands over each chunk as an object (it uses global fetch).
+const openai =
+  workload === 'openai-sdk'
+    ? new (await import('openai')).default({ baseURL: `${url}/v1`, apiKey: 'bench', maxRetries: 0 })
+    : undefined;
+const chatRequest = JSON.parse(CHAT_BODY) as { model: string; stream: true; messages: [] };
 async function one(): Promise<void> {
+  if (openai !== undefined) {
+    const stream = await openai.chat.completions.create(chatRequest);
+    for await (const _chunk of stream);
+    return;
+  }
   const res = await fetch(`${url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

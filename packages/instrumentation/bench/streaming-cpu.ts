@@ -1,7 +1,10 @@
 // `npm run bench`: CPU time per streamed request (50 events) with no instrumentation, with lanewatch
 // and with @opentelemetry/instrumentation-undici, interleaved round by round in fresh processes, at
-// concurrency 1 and 16; then ordinary JSON POSTs, the traffic lanewatch must leave alone at next to no
-// cost. Prints medians and ratios against "none" from the same run; never a pass/fail.
+// concurrency 1 and 16: first read as bare bytes (the lightest possible application, so the
+// strictest ratio), then through the official openai client (what an application that uses it
+// pays); then ordinary JSON POSTs, the traffic lanewatch must leave alone at next to no cost.
+// Prints medians and ratios against "none" from the same run, and the range of the rounds' own
+// ratios; never a pass/fail.
 // `lanewatch-metrics` is lanewatch with `spans: false` (histograms only). `sdk-floor` records what
 // lanewatch records for each request straight into the SDK (see sdk-floor.ts): the share of
 // lanewatch's cost that is OpenTelemetry's.
@@ -75,7 +78,7 @@ async function measure(
   modes: readonly Mode[],
   target: string,
   concurrency: number,
-  workload: 'stream' | 'plain',
+  workload: 'stream' | 'openai-sdk' | 'plain',
 ): Promise<void> {
   const results = Object.fromEntries(modes.map((mode) => [mode, [] as Measurement[]])) as Record<
     Mode,
@@ -100,12 +103,22 @@ async function measure(
   }
   const of = (mode: Mode, key: keyof Measurement) => median(results[mode].map((m) => m[key]));
   const ratio = (mode: Mode, key: keyof Measurement) => `×${(of(mode, key) / of('none', key)).toFixed(3)}`;
+  // Each round's ratio against none's run of the same round: how far one round can be trusted on
+  // this machine (a run's processes differ by 10–20 % here with nothing changed).
+  const spread = (mode: Mode) => {
+    const ratios = results[mode].map(
+      (m, r) => m.cpuUsPerRequest / (results.none[r] as Measurement).cpuUsPerRequest,
+    );
+    return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`.padEnd(10);
+  };
   console.log(title);
-  console.log('                     steady state: CPU/request     warm-up: CPU/request      peak RSS');
+  console.log(
+    '                     steady state: CPU/request  rounds       warm-up: CPU/request      peak RSS',
+  );
   for (const mode of modes) {
     console.log(
-      `  ${mode.padEnd(17)}  ${fixed(of(mode, 'cpuUsPerRequest'), 6)} µs  ${ratio(mode, 'cpuUsPerRequest')}` +
-        `       ${fixed(of(mode, 'warmupCpuUsPerRequest'), 6)} µs  ${ratio(mode, 'warmupCpuUsPerRequest')}` +
+      `  ${mode.padEnd(17)}  ${fixed(of(mode, 'cpuUsPerRequest'), 6)} µs  ${ratio(mode, 'cpuUsPerRequest')}  ${spread(mode)}` +
+        `   ${fixed(of(mode, 'warmupCpuUsPerRequest'), 6)} µs  ${ratio(mode, 'warmupCpuUsPerRequest')}` +
         `     ${fixed(of(mode, 'maxRssKiB') / 1024, 6, 1)} MiB  ${ratio(mode, 'maxRssKiB')}`,
     );
   }
@@ -119,6 +132,18 @@ async function measure(
 
 for (const concurrency of concurrencies) {
   await measure(`concurrency ${concurrency}`, MODES, url, concurrency, 'stream');
+}
+// The same calls made the way applications make them: through the official openai client, whose
+// own work (building the request, parsing every event into an object) is part of what a request
+// costs its process.
+for (const concurrency of concurrencies) {
+  await measure(
+    `through the openai client, concurrency ${concurrency}`,
+    ['none', 'lanewatch', 'otel-undici', 'sdk-floor'],
+    url,
+    concurrency,
+    'openai-sdk',
+  );
 }
 // What lanewatch costs the rest of the process's HTTP traffic: JSON POSTs to an ordinary API.
 await measure(
