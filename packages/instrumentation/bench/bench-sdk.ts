@@ -15,7 +15,14 @@ import {
 import { BatchSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 import { SdkFloor } from './sdk-floor.ts';
 
-export const MODES = ['none', 'lanewatch', 'lanewatch-metrics', 'otel-undici', 'sdk-floor'] as const;
+export const MODES = [
+  'none',
+  'lanewatch',
+  'lanewatch-unbatched',
+  'lanewatch-metrics',
+  'otel-undici',
+  'sdk-floor',
+] as const;
 export type Mode = (typeof MODES)[number];
 
 export interface BenchSdk {
@@ -45,15 +52,18 @@ export function startBenchSdk(): BenchSdk {
 }
 
 /**
- * Starts the SDK and the mode's instrumentation. `lanewatch-metrics` is lanewatch with `spans: false`
- * (the histograms only). `sdk-floor` records, when each request ends, what
+ * Starts the SDK and the mode's instrumentation. `lanewatch` runs as `register` runs it, recording
+ * finished calls in batches (`batchRecording`); `lanewatch-unbatched` is the class's default, each
+ * call recorded as it ends. `lanewatch-metrics` is `lanewatch` with `spans: false` (the histograms
+ * only). `sdk-floor` records, when each request ends, what
  * lanewatch records for a bench request, directly (see `SdkFloor`): the part of lanewatch's cost
  * that any instrumentation recording the same span and histograms would pay.
  */
 export function instrument(mode: Exclude<Mode, 'none'>): void {
   const { tracerProvider, meterProvider } = startBenchSdk();
-  if (mode === 'lanewatch') new LanewatchInstrumentation();
-  if (mode === 'lanewatch-metrics') new LanewatchInstrumentation({ spans: false });
+  if (mode === 'lanewatch') new LanewatchInstrumentation({ batchRecording: true });
+  if (mode === 'lanewatch-unbatched') new LanewatchInstrumentation();
+  if (mode === 'lanewatch-metrics') new LanewatchInstrumentation({ batchRecording: true, spans: false });
   if (mode === 'otel-undici') new UndiciInstrumentation();
   if (mode === 'sdk-floor') {
     const floor = new SdkFloor(

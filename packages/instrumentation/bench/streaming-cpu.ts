@@ -5,7 +5,9 @@
 // pays); then ordinary JSON POSTs, the traffic lanewatch must leave alone at next to no cost.
 // Prints medians and ratios against "none" from the same run, and the range of the rounds' own
 // ratios; never a pass/fail.
-// `lanewatch-metrics` is lanewatch with `spans: false` (histograms only). `sdk-floor` records what
+// `lanewatch` runs as `register` runs it (finished calls recorded in batches); `lanewatch-unbatched`
+// is the class's default, each call recorded as it ends. `lanewatch-metrics` is lanewatch with
+// `spans: false` (histograms only). `sdk-floor` records what
 // lanewatch records for each request straight into the SDK (see sdk-floor.ts): the share of
 // lanewatch's cost that is OpenTelemetry's.
 //
@@ -139,7 +141,7 @@ for (const concurrency of concurrencies) {
 for (const concurrency of concurrencies) {
   await measure(
     `through the openai client, concurrency ${concurrency}`,
-    ['none', 'lanewatch', 'otel-undici', 'sdk-floor'],
+    ['none', 'lanewatch', 'lanewatch-unbatched', 'otel-undici', 'sdk-floor'],
     url,
     concurrency,
     'openai-sdk',

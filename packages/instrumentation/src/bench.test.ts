@@ -31,11 +31,12 @@ describe('npm run bench', () => {
     // Node 22's undici cannot count body chunks; the table is the same.
     if (bundledUndiciPublishesChunks()) assert.match(stdout, /50\.0 body chunks per request/);
     else assert.match(stdout, /body chunks not countable/);
+    const lanewatch = ['lanewatch', 'lanewatch-unbatched'];
     const sections: Array<[string, string[]]> = [
-      ['concurrency 1', ['none', 'lanewatch', 'lanewatch-metrics', 'otel-undici', 'sdk-floor']],
-      ['concurrency 4', ['none', 'lanewatch', 'lanewatch-metrics', 'otel-undici', 'sdk-floor']],
-      ['through the openai client, concurrency 1', ['none', 'lanewatch', 'otel-undici', 'sdk-floor']],
-      ['through the openai client, concurrency 4', ['none', 'lanewatch', 'otel-undici', 'sdk-floor']],
+      ['concurrency 1', ['none', ...lanewatch, 'lanewatch-metrics', 'otel-undici', 'sdk-floor']],
+      ['concurrency 4', ['none', ...lanewatch, 'lanewatch-metrics', 'otel-undici', 'sdk-floor']],
+      ['through the openai client, concurrency 1', ['none', ...lanewatch, 'otel-undici', 'sdk-floor']],
+      ['through the openai client, concurrency 4', ['none', ...lanewatch, 'otel-undici', 'sdk-floor']],
       ['non-LLM requests (JSON POST, JSON answer), concurrency 1', ['none', 'lanewatch', 'otel-undici']],
     ];
     for (const [title, modes] of sections) {

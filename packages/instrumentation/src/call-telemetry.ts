@@ -28,6 +28,9 @@ export interface CallResult {
   readonly contextAttempt: number | undefined;
 }
 
+/** The observable gauge whose callback flushes held calls; it never observes, so it never exports. */
+const FLUSH_HOOK = 'lanewatch.internal.flush';
+
 /** Bucket boundaries advice is not given: lanewatch's histograms are exponential (see `views`). */
 export class CallInstruments {
   readonly timeToHeaders: Histogram;
@@ -38,7 +41,23 @@ export class CallInstruments {
   readonly tokenUsage: Histogram;
   readonly outputTokensPerSecond: Histogram;
 
-  constructor(meter: Meter) {
+  /**
+   * `beforeCollect` runs before every collection of `meter`'s metrics, so calls held back for
+   * recording are in it: the callback of an observable gauge that never observes anything (and so is
+   * never exported), which the SDK calls before it reads the histograms.
+   */
+  constructor(meter: Meter, beforeCollect?: () => void) {
+    if (beforeCollect !== undefined) {
+      try {
+        meter
+          .createObservableGauge(FLUSH_HOOK, {
+            description: 'Never exported: records calls lanewatch holds back before each collection.',
+          })
+          .addCallback(() => beforeCollect());
+      } catch {
+        // A meter that cannot make one: held calls still go by `flush()`, `disable()` and the timer.
+      }
+    }
     const seconds = (name: string, description: string) =>
       meter.createHistogram(name, { unit: 's', description });
     this.timeToHeaders = seconds(

@@ -43,7 +43,10 @@ export function startLanewatch(
     );
     return null;
   }
+  // register owns the SDK's shutdown, so it can hold finished calls back and record them in batches
+  // (see `batchRecording`), flushing them first.
   const instrumentation = new LanewatchInstrumentation({
+    batchRecording: true,
     ...config,
     lanes: config.lanes ?? lanesFromEnv(env),
   });
@@ -62,6 +65,8 @@ export function startLanewatch(
   const shutdown = () => {
     // The last exports get the exit deadline: a collector that is down must not hold the exit.
     for (const exporter of bounded) exporter.exiting();
+    // Held calls go to the SDK before it shuts down: its span processor takes no span after that.
+    instrumentation.flush();
     stopping ??= sdk.shutdown().catch(() => {});
     return stopping;
   };
