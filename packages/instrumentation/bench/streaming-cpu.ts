@@ -115,11 +115,11 @@ async function measure(
   };
   console.log(title);
   console.log(
-    '                     steady state: CPU/request  rounds       warm-up: CPU/request      peak RSS',
+    '                       steady state: CPU/request  rounds       warm-up: CPU/request      peak RSS',
   );
   for (const mode of modes) {
     console.log(
-      `  ${mode.padEnd(17)}  ${fixed(of(mode, 'cpuUsPerRequest'), 6)} µs  ${ratio(mode, 'cpuUsPerRequest')}  ${spread(mode)}` +
+      `  ${mode.padEnd(19)}  ${fixed(of(mode, 'cpuUsPerRequest'), 6)} µs  ${ratio(mode, 'cpuUsPerRequest')}  ${spread(mode)}` +
         `   ${fixed(of(mode, 'warmupCpuUsPerRequest'), 6)} µs  ${ratio(mode, 'warmupCpuUsPerRequest')}` +
         `     ${fixed(of(mode, 'maxRssKiB') / 1024, 6, 1)} MiB  ${ratio(mode, 'maxRssKiB')}`,
     );
