@@ -350,7 +350,6 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
       recordCall(record, result, this.#instruments, tracer, this.#targets);
       return;
     }
-    record.endAt ??= performance.now();
     this.#held.push({ record, result, tracer });
     if (this.#held.length >= BATCH_CALLS) this.flush();
     else this.#heldTimer ??= setTimeout(this.#flushWhenDue, BATCH_DELAY_MS).unref();
