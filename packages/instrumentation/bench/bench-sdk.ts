@@ -20,6 +20,7 @@ export const MODES = [
   'lanewatch',
   'lanewatch-unbatched',
   'lanewatch-metrics',
+  'lanewatch-no-sdk',
   'otel-undici',
   'sdk-floor',
 ] as const;
@@ -57,9 +58,17 @@ export function startBenchSdk(): BenchSdk {
  * call recorded as it ends. `lanewatch-metrics` is `lanewatch` with `spans: false` (the histograms
  * only). `sdk-floor` records, when each request ends, what
  * lanewatch records for a bench request, directly (see `SdkFloor`): the part of lanewatch's cost
- * that any instrumentation recording the same span and histograms would pay.
+ * that any instrumentation recording the same span and histograms would pay. `lanewatch-no-sdk` is
+ * `lanewatch` with no SDK behind the OpenTelemetry API, whose no-op tracer and meter take the span
+ * and the points: what following the request and reading its stream costs, before OpenTelemetry
+ * records anything.
  */
 export function instrument(mode: Exclude<Mode, 'none'>): void {
+  if (mode === 'lanewatch-no-sdk') {
+    // No SDK registered: the API's no-op tracer and meter take what lanewatch records.
+    new LanewatchInstrumentation({ batchRecording: true });
+    return;
+  }
   const { tracerProvider, meterProvider } = startBenchSdk();
   if (mode === 'lanewatch') new LanewatchInstrumentation({ batchRecording: true });
   if (mode === 'lanewatch-unbatched') new LanewatchInstrumentation();

@@ -9,7 +9,8 @@
 // is the class's default, each call recorded as it ends. `lanewatch-metrics` is lanewatch with
 // `spans: false` (histograms only). `sdk-floor` records what
 // lanewatch records for each request straight into the SDK (see sdk-floor.ts): the share of
-// lanewatch's cost that is OpenTelemetry's.
+// lanewatch's cost that is OpenTelemetry's; `lanewatch-no-sdk` is lanewatch with no SDK behind the
+// API (its no-op tracer and meter): the rest of it, following the request and reading the stream.
 //
 // The ratio that matters is the steady state: a process that has made BENCH_WARMUP requests (default
 // 2000), measured over the next BENCH_REQUESTS (default 2000). Before that, V8 is still compiling
@@ -141,7 +142,7 @@ for (const concurrency of concurrencies) {
 for (const concurrency of concurrencies) {
   await measure(
     `through the openai client, concurrency ${concurrency}`,
-    ['none', 'lanewatch', 'lanewatch-unbatched', 'otel-undici', 'sdk-floor'],
+    ['none', 'lanewatch', 'lanewatch-unbatched', 'lanewatch-no-sdk', 'otel-undici', 'sdk-floor'],
     url,
     concurrency,
     'openai-sdk',

@@ -32,11 +32,13 @@ describe('npm run bench', () => {
     if (bundledUndiciPublishesChunks()) assert.match(stdout, /50\.0 body chunks per request/);
     else assert.match(stdout, /body chunks not countable/);
     const lanewatch = ['lanewatch', 'lanewatch-unbatched'];
+    const bare = ['none', ...lanewatch, 'lanewatch-metrics', 'otel-undici', 'sdk-floor', 'lanewatch-no-sdk'];
+    const client = ['none', ...lanewatch, 'lanewatch-no-sdk', 'otel-undici', 'sdk-floor'];
     const sections: Array<[string, string[]]> = [
-      ['concurrency 1', ['none', ...lanewatch, 'lanewatch-metrics', 'otel-undici', 'sdk-floor']],
-      ['concurrency 4', ['none', ...lanewatch, 'lanewatch-metrics', 'otel-undici', 'sdk-floor']],
-      ['through the openai client, concurrency 1', ['none', ...lanewatch, 'otel-undici', 'sdk-floor']],
-      ['through the openai client, concurrency 4', ['none', ...lanewatch, 'otel-undici', 'sdk-floor']],
+      ['concurrency 1', bare],
+      ['concurrency 4', bare],
+      ['through the openai client, concurrency 1', client],
+      ['through the openai client, concurrency 4', client],
       ['non-LLM requests (JSON POST, JSON answer), concurrency 1', ['none', 'lanewatch', 'otel-undici']],
     ];
     for (const [title, modes] of sections) {
