@@ -8,7 +8,7 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { ExitBoundedMetricExporter, ExitBoundedSpanExporter } from './exit-bounded-exporter.ts';
-import { traceExporterFromEnv } from './start.ts';
+import { metricReadersFromEnv, otlpProtocolFromEnv, traceExporterFromEnv } from './start.ts';
 
 /** Exporters that say which one got what, and with which timeout they were made. */
 function recorder() {
@@ -70,20 +70,77 @@ describe('exports while the process exits', () => {
     );
   });
 
-  it('is used for the one OTLP/HTTP trace exporter the variables ask for, else the NodeSDK decides', () => {
+  it('is used for the one OTLP trace exporter the variables ask for, over any of the three protocols; else the NodeSDK decides', () => {
     assert.ok(traceExporterFromEnv({}) instanceof ExitBoundedSpanExporter);
     assert.ok(traceExporterFromEnv({ OTEL_TRACES_EXPORTER: 'otlp' }) instanceof ExitBoundedSpanExporter);
-    assert.ok(
-      traceExporterFromEnv({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' }) instanceof
-        ExitBoundedSpanExporter,
-    );
+    for (const protocol of ['http/json', 'http/protobuf', 'grpc']) {
+      assert.ok(
+        traceExporterFromEnv({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: protocol }) instanceof
+          ExitBoundedSpanExporter,
+        protocol,
+      );
+    }
     for (const env of [
       { OTEL_TRACES_EXPORTER: 'none' },
       { OTEL_TRACES_EXPORTER: 'console' },
       { OTEL_TRACES_EXPORTER: 'otlp,console' },
-      { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
     ]) {
       assert.equal(traceExporterFromEnv(env), undefined, JSON.stringify(env));
     }
+  });
+});
+
+describe('OTLP settings from the environment', () => {
+  it('takes the signal’s own protocol variable first, then the general one, then http/protobuf', () => {
+    const none = () => assert.fail('no warning expected');
+    assert.equal(otlpProtocolFromEnv({}, 'METRICS', none), 'http/protobuf');
+    assert.equal(otlpProtocolFromEnv({ OTEL_EXPORTER_OTLP_PROTOCOL: ' grpc ' }, 'METRICS', none), 'grpc');
+    assert.equal(
+      otlpProtocolFromEnv(
+        { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' },
+        'TRACES',
+        none,
+      ),
+      'http/json',
+    );
+    assert.equal(
+      otlpProtocolFromEnv(
+        { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' },
+        'METRICS',
+        none,
+      ),
+      'http/json',
+    );
+  });
+
+  it('names a protocol it does not know, and what to write instead, and goes on over http/protobuf', () => {
+    const said: string[] = [];
+    const protocol = otlpProtocolFromEnv(
+      { OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http' },
+      'METRICS',
+      (message) => said.push(message),
+    );
+    assert.equal(protocol, 'http/protobuf');
+    assert.deepEqual(said, [
+      'lanewatch: OTEL_EXPORTER_OTLP_METRICS_PROTOCOL="http" is not one of http/protobuf, http/json, grpc; metrics are exported over http/protobuf until it is fixed',
+    ]);
+    const long: string[] = [];
+    otlpProtocolFromEnv({ OTEL_EXPORTER_OTLP_PROTOCOL: `x${'y'.repeat(500)}` }, 'TRACES', (m) =>
+      long.push(m),
+    );
+    assert.ok((long[0] ?? '').length < 200, 'a long value is cut, not echoed whole');
+  });
+
+  it('leaves out a metrics exporter it does not know, saying so, and keeps the others', () => {
+    const said: string[] = [];
+    const readers = metricReadersFromEnv({ OTEL_METRICS_EXPORTER: 'prometheus, otlp' }, [], (m) =>
+      said.push(m),
+    );
+    assert.equal(readers.length, 1, 'the otlp reader');
+    assert.equal(said.length, 1);
+    assert.match(said[0] ?? '', /OTEL_METRICS_EXPORTER "prometheus" is not one lanewatch exports to/);
+    assert.match(said[0] ?? '', /send them over otlp/);
+    assert.equal(metricReadersFromEnv({ OTEL_METRICS_EXPORTER: 'otlp,console' }).length, 2);
+    assert.equal(metricReadersFromEnv({ OTEL_METRICS_EXPORTER: 'none,otlp' }).length, 0);
   });
 });

@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { describe, it } from 'node:test';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { startOtlpSink } from '../../../test/stack/otlp-sink.ts';
+import { type Collector, startCollector } from '../../../test/stack/collector.ts';
+import { type OtlpSink, startOtlpSink } from '../../../test/stack/otlp-sink.ts';
 import { sse, startScriptedServer } from '../test/harness.ts';
 import { MIN_NODE, supportedNode } from './instrumentation.ts';
 import { MILESTONE_METRIC } from './names.ts';
@@ -81,6 +86,105 @@ for (const [flag, app] of [
   });
 }
 
+// OTEL_EXPORTER_OTLP_PROTOCOL=grpc, into the project's own collector (built from source, its OTLP
+// gRPC receiver), which hands what it got on to a sink as OTLP/JSON.
+describe('register over OTLP/gRPC, into the collector', () => {
+  let sink: OtlpSink | undefined;
+  let collector: Collector | undefined;
+  before(async () => {
+    sink = await startOtlpSink();
+    const overlay = join(mkdtempSync(join(tmpdir(), 'lanewatch-grpc-')), 'json-out.yaml');
+    writeFileSync(
+      overlay,
+      'exporters:\n  otlp_http/processor:\n    encoding: json\n  otlp_http/traces:\n    encoding: json\n',
+    );
+    collector = await startCollector({
+      processorEndpoint: sink.url,
+      remoteWriteUrl: `${sink.url}/api/v1/write`,
+      tracesEndpoint: sink.url,
+      extraConfigs: [overlay],
+    });
+  });
+  after(async () => {
+    await collector?.stop();
+    await sink?.close();
+  });
+
+  it('exports the exponential histograms and the span over gRPC, with no content, and says nothing on stderr', async () => {
+    const provider = await startScriptedServer(() => chat());
+    try {
+      const { stdout, stderr } = await run(
+        process.execPath,
+        ['--import', '@lanewatch/instrumentation/register', fixture('stream-app.mjs')],
+        {
+          env: {
+            ...process.env,
+            TARGET_URL: provider.url,
+            CANARY,
+            OTEL_SERVICE_NAME: 'register-grpc-test',
+            OTEL_EXPORTER_OTLP_ENDPOINT: `http://${collector?.otlpGrpcEndpoint}`,
+            OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+            OTEL_METRIC_EXPORT_INTERVAL: '60000',
+            OTEL_NODE_RESOURCE_DETECTORS: 'env',
+          },
+          cwd: fileURLToPath(new URL('..', import.meta.url)),
+          timeout: 30_000,
+        },
+      );
+      assert.match(stdout, /^200 \d+/, 'the app got its response');
+      assert.equal(stderr, '', 'no warning: grpc is a protocol lanewatch exports over');
+      const s = sink as OtlpSink;
+      const metricsBody = (await s.waitFor('/v1/metrics')).map((r) => r.body.toString()).join('\n');
+      const tracesBody = (await s.waitFor('/v1/traces')).map((r) => r.body.toString()).join('\n');
+      for (const name of Object.values(MILESTONE_METRIC)) {
+        assert.ok(metricsBody.includes(`"name":"${name}"`), `${name} arrived through the collector`);
+      }
+      assert.ok(metricsBody.includes('"exponentialHistogram"'), 'histograms are exponential');
+      assert.ok(metricsBody.includes('register-grpc-test'), 'service name from OTEL_SERVICE_NAME');
+      assert.ok(tracesBody.includes('lanewatch.first_text'), 'span with milestone events');
+      assert.ok(!`${metricsBody}${tracesBody}`.includes(CANARY), 'no content, key or credential');
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it('exits within the exit deadline when the gRPC endpoint accepts connections and never answers', async () => {
+    const provider = await startScriptedServer(() => chat());
+    // A refused connection fails a gRPC export at once; a peer that takes the connection and says
+    // nothing makes it wait out its 10 s deadline — unless the exit deadline (2 s) cuts it short.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => {
+      sockets.push(socket.on('error', () => {}));
+    }).listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    try {
+      const started = performance.now();
+      const { stdout } = await run(
+        process.execPath,
+        ['--import', '@lanewatch/instrumentation/register', fixture('stream-app.mjs')],
+        {
+          env: {
+            ...process.env,
+            TARGET_URL: provider.url,
+            CANARY,
+            OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+            OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+          },
+          cwd: fileURLToPath(new URL('..', import.meta.url)),
+          timeout: 30_000,
+        },
+      );
+      assert.match(stdout, /^200 \d+/);
+      const seconds = (performance.now() - started) / 1000;
+      assert.ok(seconds < 6, `the process ended ${seconds.toFixed(1)} s after it started`);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+      await provider.close();
+    }
+  });
+});
+
 describe('register when telemetry cannot be delivered', () => {
   it("the app still succeeds, and exits without waiting out the exporters' 10 s retries, when the OTLP endpoint refuses connections", async () => {
     const provider = await startScriptedServer(() => chat());
@@ -107,6 +211,44 @@ describe('register when telemetry cannot be delivered', () => {
       assert.ok(seconds < 6, `the process ended ${seconds.toFixed(1)} s after it started`);
     } finally {
       await provider.close();
+    }
+  });
+
+  it('an OTLP protocol or metrics exporter it does not know is named on stderr with what to write, and the app runs', async () => {
+    const provider = await startScriptedServer(() => chat());
+    const sink = await startOtlpSink();
+    try {
+      const { stdout, stderr } = await run(
+        process.execPath,
+        ['--import', '@lanewatch/instrumentation/register', fixture('stream-app.mjs')],
+        {
+          env: {
+            ...process.env,
+            TARGET_URL: provider.url,
+            CANARY,
+            OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+            OTEL_EXPORTER_OTLP_PROTOCOL: 'http',
+            OTEL_METRICS_EXPORTER: 'otlp,prometheus',
+            OTEL_TRACES_EXPORTER: 'none',
+          },
+          cwd: fileURLToPath(new URL('..', import.meta.url)),
+          timeout: 30_000,
+        },
+      );
+      assert.match(stdout, /^200 \d+/);
+      assert.match(
+        stderr,
+        /OTEL_EXPORTER_OTLP_PROTOCOL="http" is not one of http\/protobuf, http\/json, grpc/,
+      );
+      assert.match(stderr, /OTEL_METRICS_EXPORTER "prometheus" is not one lanewatch exports to/);
+      assert.equal(stderr.split('\n').filter(Boolean).length, 2, `each said once:\n${stderr}`);
+      // Nothing lost to the typo: the metrics went over http/protobuf.
+      const [metrics] = await sink.waitFor('/v1/metrics');
+      assert.match(metrics?.contentType ?? '', /protobuf/);
+      assert.ok(metrics?.body.includes(MILESTONE_METRIC.end), 'the call was exported');
+    } finally {
+      await provider.close();
+      await sink.close();
     }
   });
 

@@ -1,5 +1,7 @@
+import { OTLPMetricExporter as OTLPMetricExporterGrpc } from '@opentelemetry/exporter-metrics-otlp-grpc';
 import { OTLPMetricExporter as OTLPMetricExporterJson } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as OTLPMetricExporterProto } from '@opentelemetry/exporter-metrics-otlp-proto';
+import { OTLPTraceExporter as OTLPTraceExporterGrpc } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter as OTLPTraceExporterJson } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OTLPTraceExporterProto } from '@opentelemetry/exporter-trace-otlp-proto';
 import {
@@ -54,7 +56,7 @@ export function startLanewatch(
   const sdk = new NodeSDK({
     instrumentations: [instrumentation],
     metricReaders: metricReadersFromEnv(env, bounded),
-    // Left to the NodeSDK (from the same variables) when it is not one OTLP/HTTP exporter.
+    // Left to the NodeSDK (from the same variables) when it is not one OTLP exporter.
     traceExporter: traceExporterFromEnv(env, bounded),
     // lanewatch's own histograms are exponential whatever the exporter prefers.
     views: histogramAggregationFromEnv(env)(InstrumentType.HISTOGRAM) === EXPONENTIAL ? lanewatchViews() : [],
@@ -104,75 +106,121 @@ function exitTimeoutFromEnv(env: NodeJS.ProcessEnv, signal: 'METRICS' | 'TRACES'
   return Math.min(exit, configured);
 }
 
+/** The OTLP protocols `register` exports over (`OTEL_EXPORTER_OTLP_PROTOCOL`). */
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
+type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+
 /**
- * The OTLP/HTTP span exporter `OTEL_TRACES_EXPORTER` (unset or `otlp`) and the protocol variables
- * ask for, with its exit deadline; undefined for anything else (`none`, `console`, several, gRPC),
- * which the NodeSDK then builds from the same variables.
+ * `OTEL_EXPORTER_OTLP_<signal>_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf`.
+ * A value that is none of the three is reported once on stderr, with what to write instead, and
+ * http/protobuf is used (as the Node SDK does), so nothing is lost silently to a typo.
+ */
+export function otlpProtocolFromEnv(
+  env: NodeJS.ProcessEnv,
+  signal: 'METRICS' | 'TRACES',
+  warn: (message: string) => void = stderrOnce,
+): OtlpProtocol {
+  const specific = `OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`;
+  const variable = env[specific] !== undefined ? specific : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const value = env[variable]?.trim();
+  if (value === undefined || value === '') return 'http/protobuf';
+  if ((OTLP_PROTOCOLS as readonly string[]).includes(value)) return value as OtlpProtocol;
+  warn(
+    `lanewatch: ${variable}=${JSON.stringify(value.slice(0, 40))} is not one of ${OTLP_PROTOCOLS.join(', ')}; ` +
+      `${signal === 'METRICS' ? 'metrics' : 'spans'} are exported over http/protobuf until it is fixed`,
+  );
+  return 'http/protobuf';
+}
+
+const warned = new Set<string>();
+function stderrOnce(message: string): void {
+  if (warned.has(message)) return;
+  warned.add(message);
+  process.stderr.write(`${message}\n`);
+}
+
+/**
+ * The OTLP span exporter `OTEL_TRACES_EXPORTER` (unset or `otlp`) and the protocol variables ask
+ * for (http/protobuf, http/json or grpc), with its exit deadline; undefined for anything else
+ * (`none`, `console`, `zipkin`, several), which the NodeSDK then builds from the same variables.
  */
 export function traceExporterFromEnv(
   env: NodeJS.ProcessEnv,
   bounded: ExitBoundedExporters = [],
+  warn: (message: string) => void = stderrOnce,
 ): SpanExporter | undefined {
   const kinds = (env.OTEL_TRACES_EXPORTER ?? '')
     .split(',')
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
   if (kinds.length > 1 || (kinds.length === 1 && kinds[0] !== 'otlp')) return undefined;
-  const protocol = (
-    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ??
-    env.OTEL_EXPORTER_OTLP_PROTOCOL ??
-    'http/protobuf'
-  ).trim();
-  if (protocol !== 'http/protobuf' && protocol !== 'http/json') return undefined;
+  const protocol = otlpProtocolFromEnv(env, 'TRACES', warn);
   const exporter = new ExitBoundedSpanExporter(
-    (timeoutMillis) =>
-      protocol === 'http/json'
-        ? new OTLPTraceExporterJson(timeoutMillis === undefined ? {} : { timeoutMillis })
-        : new OTLPTraceExporterProto(timeoutMillis === undefined ? {} : { timeoutMillis }),
+    (timeoutMillis) => {
+      const options = timeoutMillis === undefined ? {} : { timeoutMillis };
+      if (protocol === 'grpc') return new OTLPTraceExporterGrpc(options);
+      if (protocol === 'http/json') return new OTLPTraceExporterJson(options);
+      return new OTLPTraceExporterProto(options);
+    },
     exitTimeoutFromEnv(env, 'TRACES'),
   );
   bounded.push(exporter);
   return exporter;
 }
 
-/** `OTEL_METRICS_EXPORTER` (`otlp` default, `console`, `none`) with `OTEL_EXPORTER_OTLP_*` settings. */
+/** The `OTEL_METRICS_EXPORTER` values `register` understands. */
+const METRICS_EXPORTERS = ['otlp', 'console', 'none'];
+
+/**
+ * `OTEL_METRICS_EXPORTER` (`otlp` default, `console`, `none`) with `OTEL_EXPORTER_OTLP_*` settings
+ * (http/protobuf, http/json or grpc). Any other exporter is reported once on stderr and left out.
+ */
 export function metricReadersFromEnv(
   env: NodeJS.ProcessEnv,
   bounded: ExitBoundedExporters = [],
+  warn: (message: string) => void = stderrOnce,
 ): IMetricReader[] {
   const kinds = (env.OTEL_METRICS_EXPORTER ?? 'otlp')
     .split(',')
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
   if (kinds.includes('none')) return [];
+  const unknown = kinds.filter((kind) => !METRICS_EXPORTERS.includes(kind));
+  if (unknown.length > 0) {
+    warn(
+      `lanewatch: OTEL_METRICS_EXPORTER ${unknown.map((k) => JSON.stringify(k.slice(0, 40))).join(', ')} ` +
+        `is not one lanewatch exports to (${METRICS_EXPORTERS.join(', ')}); left out. lanewatch's ` +
+        'histograms are exponential: send them over otlp, to a collector that writes Prometheus native histograms',
+    );
+  }
   const aggregationPreference = histogramAggregationFromEnv(env);
   const interval = positiveInt(env.OTEL_METRIC_EXPORT_INTERVAL, 60_000);
   const timeout = Math.min(positiveInt(env.OTEL_METRIC_EXPORT_TIMEOUT, 30_000), interval);
-  return kinds.map((kind) => {
-    let exporter: PushMetricExporter;
-    if (kind === 'console') exporter = new ConsoleMetricExporter();
-    else {
-      const protocol = (
-        env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL ??
-        env.OTEL_EXPORTER_OTLP_PROTOCOL ??
-        'http/protobuf'
-      ).trim();
-      const otlp = new ExitBoundedMetricExporter(
-        (timeoutMillis) =>
-          protocol === 'http/json'
-            ? new OTLPMetricExporterJson({ aggregationPreference, ...(timeoutMillis && { timeoutMillis }) })
-            : new OTLPMetricExporterProto({ aggregationPreference, ...(timeoutMillis && { timeoutMillis }) }),
-        exitTimeoutFromEnv(env, 'METRICS'),
-      );
-      bounded.push(otlp);
-      exporter = otlp;
-    }
-    return new PeriodicExportingMetricReader({
-      exporter,
-      exportIntervalMillis: interval,
-      exportTimeoutMillis: timeout,
+  return kinds
+    .filter((kind) => kind === 'otlp' || kind === 'console')
+    .map((kind) => {
+      let exporter: PushMetricExporter;
+      if (kind === 'console') exporter = new ConsoleMetricExporter();
+      else {
+        const protocol = otlpProtocolFromEnv(env, 'METRICS', warn);
+        const otlp = new ExitBoundedMetricExporter(
+          (timeoutMillis) => {
+            const options = { aggregationPreference, ...(timeoutMillis && { timeoutMillis }) };
+            if (protocol === 'grpc') return new OTLPMetricExporterGrpc(options);
+            if (protocol === 'http/json') return new OTLPMetricExporterJson(options);
+            return new OTLPMetricExporterProto(options);
+          },
+          exitTimeoutFromEnv(env, 'METRICS'),
+        );
+        bounded.push(otlp);
+        exporter = otlp;
+      }
+      return new PeriodicExportingMetricReader({
+        exporter,
+        exportIntervalMillis: interval,
+        exportTimeoutMillis: timeout,
+      });
     });
-  });
 }
 
 function positiveInt(value: string | undefined, fallback: number): number {
