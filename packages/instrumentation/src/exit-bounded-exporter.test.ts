@@ -124,11 +124,14 @@ describe('OTLP settings from the environment', () => {
     assert.deepEqual(said, [
       'lanewatch: OTEL_EXPORTER_OTLP_METRICS_PROTOCOL="http" is not one of http/protobuf, http/json, grpc; metrics are exported over http/protobuf until it is fixed',
     ]);
-    const long: string[] = [];
-    otlpProtocolFromEnv({ OTEL_EXPORTER_OTLP_PROTOCOL: `x${'y'.repeat(500)}` }, 'TRACES', (m) =>
-      long.push(m),
-    );
-    assert.ok((long[0] ?? '').length < 200, 'a long value is cut, not echoed whole');
+    // A value that does not look like a setting (a token pasted into the wrong variable) is not shown.
+    for (const value of [`x${'y'.repeat(500)}`, 'Bearer sk-CANARY-1234', 'grpc\nhttp']) {
+      const told: string[] = [];
+      otlpProtocolFromEnv({ OTEL_EXPORTER_OTLP_PROTOCOL: value }, 'TRACES', (m) => told.push(m));
+      assert.equal(told.length, 1);
+      assert.ok(!(told[0] ?? '').includes('yyy') && !(told[0] ?? '').includes('CANARY'), told[0]);
+      assert.match(told[0] ?? '', /OTEL_EXPORTER_OTLP_PROTOCOL=\(a value that is not a name\) is not one of/);
+    }
   });
 
   it('leaves out a metrics exporter it does not know, saying so, and keeps the others', () => {

@@ -126,10 +126,18 @@ export function otlpProtocolFromEnv(
   if (value === undefined || value === '') return 'http/protobuf';
   if ((OTLP_PROTOCOLS as readonly string[]).includes(value)) return value as OtlpProtocol;
   warn(
-    `lanewatch: ${variable}=${JSON.stringify(value.slice(0, 40))} is not one of ${OTLP_PROTOCOLS.join(', ')}; ` +
+    `lanewatch: ${variable}=${shown(value)} is not one of ${OTLP_PROTOCOLS.join(', ')}; ` +
       `${signal === 'METRICS' ? 'metrics' : 'spans'} are exported over http/protobuf until it is fixed`,
   );
   return 'http/protobuf';
+}
+
+/**
+ * A setting's value as a message may show it: quoted when it looks like a setting (short, letters,
+ * digits and `/_.+-`), else not at all — a value pasted into the wrong variable may be a secret.
+ */
+function shown(value: string): string {
+  return /^[A-Za-z0-9/_.+-]{1,40}$/.test(value) ? JSON.stringify(value) : '(a value that is not a name)';
 }
 
 const warned = new Set<string>();
@@ -188,7 +196,7 @@ export function metricReadersFromEnv(
   const unknown = kinds.filter((kind) => !METRICS_EXPORTERS.includes(kind));
   if (unknown.length > 0) {
     warn(
-      `lanewatch: OTEL_METRICS_EXPORTER ${unknown.map((k) => JSON.stringify(k.slice(0, 40))).join(', ')} ` +
+      `lanewatch: OTEL_METRICS_EXPORTER ${unknown.map(shown).join(', ')} ` +
         `is not one lanewatch exports to (${METRICS_EXPORTERS.join(', ')}); left out. lanewatch's ` +
         'histograms are exponential: send them over otlp, to a collector that writes Prometheus native histograms',
     );
