@@ -134,6 +134,21 @@ describe('OTLP settings from the environment', () => {
     }
   });
 
+  it('names a span exporter the Node SDK does not build, which it would leave out in silence', () => {
+    const said: string[] = [];
+    assert.equal(
+      traceExporterFromEnv({ OTEL_TRACES_EXPORTER: 'jaeger,otlp' }, [], (m) => said.push(m)),
+      undefined,
+    );
+    assert.deepEqual(said, [
+      'lanewatch: OTEL_TRACES_EXPORTER "jaeger" is not one the Node SDK builds (otlp, zipkin, console, none); left out',
+    ]);
+    const none: string[] = [];
+    for (const kinds of ['otlp', 'zipkin', 'console', 'none', 'otlp,console', ''])
+      traceExporterFromEnv({ OTEL_TRACES_EXPORTER: kinds }, [], (m) => none.push(m));
+    assert.deepEqual(none, []);
+  });
+
   it('leaves out a metrics exporter it does not know, saying so, and keeps the others', () => {
     const said: string[] = [];
     const readers = metricReadersFromEnv({ OTEL_METRICS_EXPORTER: 'prometheus, otlp' }, [], (m) =>

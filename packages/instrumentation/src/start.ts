@@ -161,6 +161,14 @@ export function traceExporterFromEnv(
     .split(',')
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
+  const unknown = kinds.filter((kind) => !TRACES_EXPORTERS.includes(kind));
+  if (unknown.length > 0) {
+    // The Node SDK says this only through its diag logger, which is silent by default.
+    warn(
+      `lanewatch: OTEL_TRACES_EXPORTER ${unknown.map(shown).join(', ')} is not one the Node SDK builds ` +
+        `(${TRACES_EXPORTERS.join(', ')}); left out`,
+    );
+  }
   if (kinds.length > 1 || (kinds.length === 1 && kinds[0] !== 'otlp')) return undefined;
   const protocol = otlpProtocolFromEnv(env, 'TRACES', warn);
   const exporter = new ExitBoundedSpanExporter(
@@ -175,6 +183,9 @@ export function traceExporterFromEnv(
   bounded.push(exporter);
   return exporter;
 }
+
+/** The `OTEL_TRACES_EXPORTER` values the Node SDK builds an exporter for. */
+const TRACES_EXPORTERS = ['otlp', 'zipkin', 'console', 'none'];
 
 /** The `OTEL_METRICS_EXPORTER` values `register` understands. */
 const METRICS_EXPORTERS = ['otlp', 'console', 'none'];
