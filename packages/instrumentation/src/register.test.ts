@@ -23,6 +23,22 @@ const bodiesOf = (sink: { requests: readonly { path: string; body: Buffer }[] },
 const fixture = (name: string) => fileURLToPath(new URL(`../test/fixtures/${name}`, import.meta.url));
 const CANARY = 'CANARY-regist-41c2';
 
+/**
+ * Runs test/fixtures/`app` under `node <flag> @lanewatch/instrumentation/register` — the built package,
+ * resolved as users resolve it — against the provider at `target`, with `env` over this process's.
+ */
+function runRegistered(
+  target: string,
+  env: Record<string, string>,
+  { flag = '--import', app = 'stream-app.mjs' }: { flag?: string; app?: string } = {},
+) {
+  return run(process.execPath, [flag, '@lanewatch/instrumentation/register', fixture(app)], {
+    env: { ...process.env, TARGET_URL: target, CANARY, ...env },
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    timeout: 30_000,
+  });
+}
+
 function chat() {
   const chunk = (delta: object) => sse({ model: 'gpt-test', choices: [{ index: 0, delta }] });
   return {
@@ -46,23 +62,16 @@ for (const [flag, app] of [
       const provider = await startScriptedServer(() => chat());
       const sink = await startOtlpSink();
       try {
-        const { stdout } = await run(
-          process.execPath,
-          [flag, '@lanewatch/instrumentation/register', fixture(app)],
+        const { stdout } = await runRegistered(
+          provider.url,
           {
-            env: {
-              ...process.env,
-              TARGET_URL: provider.url,
-              CANARY,
-              OTEL_SERVICE_NAME: 'register-test',
-              OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
-              OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-              OTEL_METRIC_EXPORT_INTERVAL: '60000',
-              OTEL_NODE_RESOURCE_DETECTORS: 'env',
-            },
-            cwd: fileURLToPath(new URL('..', import.meta.url)),
-            timeout: 30_000,
+            OTEL_SERVICE_NAME: 'register-test',
+            OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+            OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+            OTEL_METRIC_EXPORT_INTERVAL: '60000',
+            OTEL_NODE_RESOURCE_DETECTORS: 'env',
           },
+          { flag, app },
         );
         assert.match(stdout, /^200 \d+/, 'the app got its response');
         const metricsBody = bodiesOf(sink, '/v1/metrics');
@@ -113,24 +122,13 @@ describe('register over OTLP/gRPC, into the collector', () => {
   it('exports the exponential histograms and the span over gRPC, with no content, and says nothing on stderr', async () => {
     const provider = await startScriptedServer(() => chat());
     try {
-      const { stdout, stderr } = await run(
-        process.execPath,
-        ['--import', '@lanewatch/instrumentation/register', fixture('stream-app.mjs')],
-        {
-          env: {
-            ...process.env,
-            TARGET_URL: provider.url,
-            CANARY,
-            OTEL_SERVICE_NAME: 'register-grpc-test',
-            OTEL_EXPORTER_OTLP_ENDPOINT: `http://${collector?.otlpGrpcEndpoint}`,
-            OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
-            OTEL_METRIC_EXPORT_INTERVAL: '60000',
-            OTEL_NODE_RESOURCE_DETECTORS: 'env',
-          },
-          cwd: fileURLToPath(new URL('..', import.meta.url)),
-          timeout: 30_000,
-        },
-      );
+      const { stdout, stderr } = await runRegistered(provider.url, {
+        OTEL_SERVICE_NAME: 'register-grpc-test',
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://${collector?.otlpGrpcEndpoint}`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+        OTEL_METRIC_EXPORT_INTERVAL: '60000',
+        OTEL_NODE_RESOURCE_DETECTORS: 'env',
+      });
       assert.match(stdout, /^200 \d+/, 'the app got its response');
       assert.equal(stderr, '', 'no warning: grpc is a protocol lanewatch exports over');
       const s = sink as OtlpSink;
@@ -159,21 +157,10 @@ describe('register over OTLP/gRPC, into the collector', () => {
     await once(silent, 'listening');
     try {
       const started = performance.now();
-      const { stdout } = await run(
-        process.execPath,
-        ['--import', '@lanewatch/instrumentation/register', fixture('stream-app.mjs')],
-        {
-          env: {
-            ...process.env,
-            TARGET_URL: provider.url,
-            CANARY,
-            OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
-            OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
-          },
-          cwd: fileURLToPath(new URL('..', import.meta.url)),
-          timeout: 30_000,
-        },
-      );
+      const { stdout } = await runRegistered(provider.url, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      });
       assert.match(stdout, /^200 \d+/);
       const seconds = (performance.now() - started) / 1000;
       assert.ok(seconds < 6, `the process ended ${seconds.toFixed(1)} s after it started`);
@@ -190,20 +177,9 @@ describe('register when telemetry cannot be delivered', () => {
     const provider = await startScriptedServer(() => chat());
     try {
       const started = performance.now();
-      const { stdout } = await run(
-        process.execPath,
-        ['--import', '@lanewatch/instrumentation/register', fixture('stream-app.mjs')],
-        {
-          env: {
-            ...process.env,
-            TARGET_URL: provider.url,
-            CANARY,
-            OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
-          },
-          cwd: fileURLToPath(new URL('..', import.meta.url)),
-          timeout: 30_000,
-        },
-      );
+      const { stdout } = await runRegistered(provider.url, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+      });
       assert.match(stdout, /^200 \d+/);
       // The OTLP exporters retry a refused export for OTEL_EXPORTER_OTLP_TIMEOUT (10 s): about 9 s
       // of waiting at exit without the exit deadline (2 s by default). Generous for a slow machine.
@@ -218,23 +194,12 @@ describe('register when telemetry cannot be delivered', () => {
     const provider = await startScriptedServer(() => chat());
     const sink = await startOtlpSink();
     try {
-      const { stdout, stderr } = await run(
-        process.execPath,
-        ['--import', '@lanewatch/instrumentation/register', fixture('stream-app.mjs')],
-        {
-          env: {
-            ...process.env,
-            TARGET_URL: provider.url,
-            CANARY,
-            OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
-            OTEL_EXPORTER_OTLP_PROTOCOL: 'http',
-            OTEL_METRICS_EXPORTER: 'otlp,prometheus',
-            OTEL_TRACES_EXPORTER: 'none',
-          },
-          cwd: fileURLToPath(new URL('..', import.meta.url)),
-          timeout: 30_000,
-        },
-      );
+      const { stdout, stderr } = await runRegistered(provider.url, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http',
+        OTEL_METRICS_EXPORTER: 'otlp,prometheus',
+        OTEL_TRACES_EXPORTER: 'none',
+      });
       assert.match(stdout, /^200 \d+/);
       assert.match(
         stderr,
@@ -255,22 +220,11 @@ describe('register when telemetry cannot be delivered', () => {
   it('a malformed LANEWATCH_LANE_MAP is reported once with what to fix, and the app runs', async () => {
     const provider = await startScriptedServer(() => chat());
     try {
-      const { stdout, stderr } = await run(
-        process.execPath,
-        ['--import', '@lanewatch/instrumentation/register', fixture('stream-app.mjs')],
-        {
-          env: {
-            ...process.env,
-            TARGET_URL: provider.url,
-            CANARY,
-            LANEWATCH_LANE_MAP: 'fast',
-            OTEL_METRICS_EXPORTER: 'none',
-            OTEL_TRACES_EXPORTER: 'none',
-          },
-          cwd: fileURLToPath(new URL('..', import.meta.url)),
-          timeout: 30_000,
-        },
-      );
+      const { stdout, stderr } = await runRegistered(provider.url, {
+        LANEWATCH_LANE_MAP: 'fast',
+        OTEL_METRICS_EXPORTER: 'none',
+        OTEL_TRACES_EXPORTER: 'none',
+      });
       assert.match(stdout, /^200 \d+/);
       assert.match(stderr, /LANEWATCH_LANE_MAP entry 1: expected name=url/);
     } finally {
