@@ -108,21 +108,19 @@ async function measure(
   const ratio = (mode: Mode, key: keyof Measurement) => `×${(of(mode, key) / of('none', key)).toFixed(3)}`;
   // Each round's ratio against none's run of the same round: how far one round can be trusted on
   // this machine (a run's processes differ by 10–20 % here with nothing changed).
-  const spread = (mode: Mode) => {
-    const ratios = results[mode].map(
-      (m, r) => m.cpuUsPerRequest / (results.none[r] as Measurement).cpuUsPerRequest,
-    );
+  const spread = (mode: Mode, key: 'cpuUsPerRequest' | 'maxRssKiB' = 'cpuUsPerRequest') => {
+    const ratios = results[mode].map((m, r) => m[key] / (results.none[r] as Measurement)[key]);
     return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`.padEnd(10);
   };
   console.log(title);
   console.log(
-    '                       steady state: CPU/request  rounds       warm-up: CPU/request      peak RSS',
+    '                       steady state: CPU/request  rounds       warm-up: CPU/request      peak RSS                 rounds',
   );
   for (const mode of modes) {
     console.log(
       `  ${mode.padEnd(19)}  ${fixed(of(mode, 'cpuUsPerRequest'), 6)} µs  ${ratio(mode, 'cpuUsPerRequest')}  ${spread(mode)}` +
         `   ${fixed(of(mode, 'warmupCpuUsPerRequest'), 6)} µs  ${ratio(mode, 'warmupCpuUsPerRequest')}` +
-        `     ${fixed(of(mode, 'maxRssKiB') / 1024, 6, 1)} MiB  ${ratio(mode, 'maxRssKiB')}`,
+        `     ${fixed(of(mode, 'maxRssKiB') / 1024, 6, 1)} MiB  ${ratio(mode, 'maxRssKiB')}  ${spread(mode, 'maxRssKiB')}`,
     );
   }
   const loading = results.none;

@@ -56,6 +56,15 @@ describe('npm run bench', () => {
           `${mode}: the rounds' range (${row})`,
         );
         if (mode === 'none') assert.deepEqual([ratio, low, high], [1, 1, 1]);
+        // Peak RSS: the median's ratio and the rounds' own range beside it.
+        const [rss, rssRatio, rssLow, rssHigh] =
+          /([\d.]+) MiB\s+×([\d.]+)\s+([\d.]+)–([\d.]+)/.exec(row)?.slice(1).map(Number) ?? [];
+        assert.ok(rss !== undefined && rss > 0, `${mode}: peak RSS measured (${row})`);
+        assert.ok(
+          rssRatio !== undefined && rssLow !== undefined && rssHigh !== undefined && rssLow <= rssHigh,
+          `${mode}: peak RSS ratio and the rounds' range (${row})`,
+        );
+        if (mode === 'none') assert.deepEqual([rssRatio, rssLow, rssHigh], [1, 1, 1]);
       }
     }
   });
