@@ -80,6 +80,29 @@ describe('metricsExportFromEnv', () => {
     }
   });
 
+  it('names a bad value in its error only when it looks like a setting, never a pasted token', () => {
+    const base = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' };
+    const messageOf = (env: Record<string, string>) => {
+      try {
+        metricsExportFromEnv(env);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return assert.fail('expected an error');
+    };
+    assert.match(messageOf({ ...base, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), /got "grpc"$/);
+    assert.match(messageOf({ ...base, OTEL_METRIC_EXPORT_INTERVAL: '10s' }), /got "10s"$/);
+    for (const env of [
+      { ...base, OTEL_EXPORTER_OTLP_PROTOCOL: 'Bearer sk-CANARY-77' },
+      { ...base, OTEL_METRICS_EXPORTER: 'sk-CANARY-77 otlp' },
+      { ...base, OTEL_METRIC_EXPORT_TIMEOUT: 'Basic CANARY==' },
+    ]) {
+      const message = messageOf(env);
+      assert.ok(!message.includes('CANARY'), message);
+      assert.match(message, /got \(a value that is not a name\)$/);
+    }
+  });
+
   it('prints an endpoint without credentials or query', () => {
     assert.equal(
       printableUrl('https://user:secret@gw.example/v1/metrics?key=k'),

@@ -7,6 +7,14 @@ export class MetricsExportConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/**
+ * A variable's value as an error message may show it: quoted when it looks like a setting, else not
+ * at all — a value pasted into the wrong variable may be a token.
+ */
+function shown(value: string): string {
+  return /^[A-Za-z0-9/_.,+-]{1,40}$/.test(value) ? JSON.stringify(value) : '(a value that is not a name)';
+}
+
 function given(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
   return value === undefined || value === '' ? undefined : value;
@@ -37,7 +45,7 @@ function milliseconds(env: Env, name: string): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^\d+$/.test(raw) || Number(raw) < 1) {
     throw new MetricsExportConfigError(
-      `${name} must be a whole number of milliseconds, at least 1, got ${JSON.stringify(raw)}`,
+      `${name} must be a whole number of milliseconds, at least 1, got ${shown(raw)}`,
     );
   }
   return Number(raw);
@@ -65,7 +73,7 @@ export function metricsExportFromEnv(env: Env, endpoint?: string): MetricsExport
     if (names.includes('none')) return undefined;
     if (!names.includes('otlp')) {
       throw new MetricsExportConfigError(
-        `OTEL_METRICS_EXPORTER must be otlp or none for lanewatch serve, got ${JSON.stringify(exporters)}`,
+        `OTEL_METRICS_EXPORTER must be otlp or none for lanewatch serve, got ${shown(exporters)}`,
       );
     }
   }
@@ -85,7 +93,7 @@ export function metricsExportFromEnv(env: Env, endpoint?: string): MetricsExport
   const protocol = given(env, protocolSource) ?? 'http/protobuf';
   if (!(OTLP_HTTP_PROTOCOLS as readonly string[]).includes(protocol)) {
     throw new MetricsExportConfigError(
-      `${protocolSource} must be http/protobuf or http/json for lanewatch serve (it exports over OTLP/HTTP), got ${JSON.stringify(protocol)}`,
+      `${protocolSource} must be http/protobuf or http/json for lanewatch serve (it exports over OTLP/HTTP), got ${shown(protocol)}`,
     );
   }
   return {
