@@ -107,7 +107,7 @@ function exitTimeoutFromEnv(env: NodeJS.ProcessEnv, signal: 'METRICS' | 'TRACES'
 }
 
 /** The OTLP protocols `register` exports over (`OTEL_EXPORTER_OTLP_PROTOCOL`). */
-export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
+const OTLP_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
 type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 
 /**
