@@ -73,14 +73,12 @@ describe('npm run bench', () => {
     const { stdout } = await run(process.execPath, [...loader, cost, '1'], {
       timeout: 240_000,
     });
-    for (const part of [
-      'lanewatch, one request in isolation',
-      'sdk floor',
-      'detector: 50 events',
-      'the rest',
-    ]) {
-      const micros = Number(new RegExp(`${part}[^\\n]*?([\\d.]+) µs`).exec(stdout)?.[1]);
-      assert.ok(micros > 0, `${part}: measured in µs\n${stdout}`);
+    const microsOf = (part: string) => Number(new RegExp(`${part}[^\\n]*?(-?[\\d.]+) µs`).exec(stdout)?.[1]);
+    for (const part of ['lanewatch, one request in isolation', 'sdk floor', 'detector: 50 events']) {
+      assert.ok(microsOf(part) > 0, `${part}: measured in µs\n${stdout}`);
     }
+    // The rest is what the whole leaves over its measured parts: a difference of timings, which
+    // one short round on a busy machine can leave at zero or below. Printed, whatever its sign.
+    assert.ok(Number.isFinite(microsOf('the rest')), `the rest: printed in µs\n${stdout}`);
   });
 });
