@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,9 +100,11 @@ for (const [flag, app] of [
 describe('register over OTLP/gRPC, into the collector', () => {
   let sink: OtlpSink | undefined;
   let collector: Collector | undefined;
+  let overlayDir: string | undefined;
   before(async () => {
     sink = await startOtlpSink();
-    const overlay = join(mkdtempSync(join(tmpdir(), 'lanewatch-grpc-')), 'json-out.yaml');
+    overlayDir = mkdtempSync(join(tmpdir(), 'lanewatch-grpc-'));
+    const overlay = join(overlayDir, 'json-out.yaml');
     writeFileSync(
       overlay,
       'exporters:\n  otlp_http/processor:\n    encoding: json\n  otlp_http/traces:\n    encoding: json\n',
@@ -117,6 +119,7 @@ describe('register over OTLP/gRPC, into the collector', () => {
   after(async () => {
     await collector?.stop();
     await sink?.close();
+    if (overlayDir !== undefined) rmSync(overlayDir, { recursive: true, force: true });
   });
 
   it('exports the exponential histograms and the span over gRPC, with no content, and says nothing on stderr', async () => {

@@ -133,11 +133,12 @@ export function otlpProtocolFromEnv(
 }
 
 /**
- * A setting's value as a message may show it: quoted when it looks like a setting (short, letters,
- * digits and `/_.+-`), else not at all — a value pasted into the wrong variable may be a secret.
+ * A setting's value as a message may show it: quoted when it looks like a setting (at most 24
+ * lowercase letters, digits and `/_.,+-`, as every valid value is), else not at all — a value pasted
+ * into the wrong variable may be a secret, and secrets are longer or mixed-case.
  */
 function shown(value: string): string {
-  return /^[A-Za-z0-9/_.+-]{1,40}$/.test(value) ? JSON.stringify(value) : '(a value that is not a name)';
+  return /^[a-z0-9/_.,+-]{1,24}$/.test(value) ? JSON.stringify(value) : '(a value that is not a name)';
 }
 
 const warned = new Set<string>();

@@ -8,11 +8,12 @@ export class MetricsExportConfigError extends Error {
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * A variable's value as an error message may show it: quoted when it looks like a setting, else not
- * at all — a value pasted into the wrong variable may be a token.
+ * A variable's value as an error message may show it: quoted when it looks like a setting (at most
+ * 24 lowercase letters, digits and `/_.,+-`), else not at all — a value pasted into the wrong
+ * variable may be a token, and tokens are longer or mixed-case.
  */
 function shown(value: string): string {
-  return /^[A-Za-z0-9/_.,+-]{1,40}$/.test(value) ? JSON.stringify(value) : '(a value that is not a name)';
+  return /^[a-z0-9/_.,+-]{1,24}$/.test(value) ? JSON.stringify(value) : '(a value that is not a name)';
 }
 
 function given(env: Env, name: string): string | undefined {
