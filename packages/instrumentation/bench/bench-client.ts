@@ -2,21 +2,17 @@
 // by the last argument, the streamed chat workload read as bare bytes (`stream`), the same stream
 // asked for and read through the official openai client (`openai-sdk`), or the non-LLM JSON POSTs
 // (`plain`). First W warm-up requests — V8 compiles Node's fetch, the SDK and the instrumentation
-// while they run — then N measured ones. Prints, as JSON: CPU microseconds per measured request (the
-// steady state) and per warm-up request, the CPU and RSS that loading the SDK and the
+// while they run — then N measured ones. Prints, as JSON: CPU microseconds per measured request (a
+// young process's cost: see bench-interleaved.ts for the steady state) and per warm-up request, the CPU and RSS that loading the SDK and the
 // instrumentations took, and the process's peak RSS.
+import { cpuMicros, requestRunner, type Workload } from './bench-requests.ts';
 import type { Mode } from './bench-sdk.ts';
-import { CHAT_BODY, CHAT_PATH, PLAIN_BODY, PLAIN_PATH } from './bench-workload.ts';
 
 const [mode = 'none', url = '', c = '1', n = '2000', w = '2000', workload = 'stream'] = process.argv.slice(2);
 const concurrency = Number(c);
 const requests = Number(n);
 const warmup = Number(w);
 
-const cpuMicros = (since?: NodeJS.CpuUsage) => {
-  const { user, system } = process.cpuUsage(since);
-  return user + system;
-};
 // Node loads its bundled undici when `fetch` is first read: in every mode alike, before anything.
 void globalThis.fetch;
 // Every mode loads the same modules, so the ratios are the cost of running an instrumentation; what
@@ -34,36 +30,7 @@ if (mode === 'probe') {
   });
 } else if (mode !== 'none') sdk.instrument(mode as Exclude<Mode, 'none'>);
 
-const [path, body] = workload === 'plain' ? [PLAIN_PATH, PLAIN_BODY] : [CHAT_PATH, CHAT_BODY];
-// What an application using the openai client runs for the same call: the client builds the
-// request, parses every event and hands over each chunk as an object (it uses global fetch).
-const openai =
-  workload === 'openai-sdk'
-    ? new (await import('openai')).default({ baseURL: `${url}/v1`, apiKey: 'bench', maxRetries: 0 })
-    : undefined;
-const chatRequest = JSON.parse(CHAT_BODY) as { model: string; stream: true; messages: [] };
-async function one(): Promise<void> {
-  if (openai !== undefined) {
-    const stream = await openai.chat.completions.create(chatRequest);
-    for await (const _chunk of stream);
-    return;
-  }
-  const res = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body,
-  });
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  while (!(await reader.read()).done);
-}
-async function run(count: number): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next++ < count) await one();
-    }),
-  );
-}
+const run = await requestRunner(url, workload as Workload, concurrency);
 
 const beforeWarmup = process.cpuUsage();
 await run(warmup);

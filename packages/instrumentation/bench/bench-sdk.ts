@@ -3,8 +3,20 @@
 // as applications run it), lanewatch's exponential-histogram views, and exporters that drop what
 // they get — so a measurement is the instrumentation's own cost, not a network's.
 import diagnosticsChannel from 'node:diagnostics_channel';
-import { INSTRUMENTATION_SCOPE, LanewatchInstrumentation, lanewatchViews } from '@lanewatch/instrumentation';
-import { context, metrics, trace } from '@opentelemetry/api';
+import {
+  INSTRUMENTATION_SCOPE,
+  LanewatchInstrumentation,
+  type LanewatchInstrumentationConfig,
+  lanewatchViews,
+} from '@lanewatch/instrumentation';
+import {
+  type ContextManager,
+  context,
+  createNoopMeter,
+  metrics,
+  ProxyTracerProvider,
+  trace,
+} from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import {
@@ -32,14 +44,16 @@ export interface BenchSdk {
 }
 
 /** Registers the global SDK pipeline; the same for every instrumented mode. */
-export function startBenchSdk(): BenchSdk {
+export function startBenchSdk(
+  contextManager: ContextManager = new AsyncLocalStorageContextManager(),
+): BenchSdk {
   const dropSpans: SpanExporter = { export: (_s, done) => done({ code: 0 }), shutdown: async () => {} };
   const dropMetrics: PushMetricExporter = {
     export: (_m, done) => done({ code: 0 }),
     forceFlush: async () => {},
     shutdown: async () => {},
   };
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  context.setGlobalContextManager(contextManager.enable());
   const tracerProvider = new TracerProvider({
     spanProcessors: [new BatchSpanProcessor({ exporter: dropSpans })],
   });
@@ -81,4 +95,74 @@ export function instrument(mode: Exclude<Mode, 'none'>): void {
     );
     diagnosticsChannel.subscribe('undici:request:trailers', () => floor.record());
   }
+}
+
+/** Starts and stops one mode inside a process that hosts several. */
+export interface Toggle {
+  on(): void;
+  off(): void;
+}
+
+/**
+ * Every mode of `modes` set up in this one process, each off until `on()`: for the benchmark that
+ * interleaves modes in one process. A mode runs exactly what `instrument` starts for it in a process
+ * of its own — the modes that run the SDK turn its context manager on with them, and off after, so
+ * `none` and `lanewatch-no-sdk` run without it as they do alone. All share one SDK pipeline.
+ */
+export function modeToggles(modes: readonly Mode[]): Record<Mode, Toggle> {
+  const contextManager = new AsyncLocalStorageContextManager();
+  const { tracerProvider, meterProvider } = startBenchSdk(contextManager);
+  context.disable();
+  const withSdk = (start: () => void, stop: () => void): Toggle => ({
+    on() {
+      context.setGlobalContextManager(contextManager.enable());
+      start();
+    },
+    off() {
+      stop();
+      context.disable();
+    },
+  });
+  const lanewatch = (config: LanewatchInstrumentationConfig) => {
+    const instrumentation = new LanewatchInstrumentation({ ...config, enabled: false });
+    return withSdk(
+      () => instrumentation.enable(),
+      () => instrumentation.disable(),
+    );
+  };
+  const toggles: Partial<Record<Mode, Toggle>> = {};
+  for (const mode of modes) {
+    if (mode === 'none') toggles[mode] = { on() {}, off() {} };
+    if (mode === 'lanewatch') toggles[mode] = lanewatch({ batchRecording: true });
+    if (mode === 'lanewatch-unbatched') toggles[mode] = lanewatch({});
+    if (mode === 'lanewatch-metrics') toggles[mode] = lanewatch({ batchRecording: true, spans: false });
+    if (mode === 'lanewatch-no-sdk') {
+      // The API's no-op tracer (a proxy with no SDK behind it) and no-op meter, as with no SDK at all.
+      const instrumentation = new LanewatchInstrumentation({ batchRecording: true, enabled: false });
+      instrumentation.setTracerProvider(new ProxyTracerProvider());
+      instrumentation.setMeterProvider({ getMeter: () => createNoopMeter() });
+      toggles[mode] = { on: () => instrumentation.enable(), off: () => instrumentation.disable() };
+    }
+    if (mode === 'otel-undici') {
+      // Made enabled (made disabled, it would never record), then off until its turn.
+      const instrumentation = new UndiciInstrumentation();
+      instrumentation.disable();
+      toggles[mode] = withSdk(
+        () => instrumentation.enable(),
+        () => instrumentation.disable(),
+      );
+    }
+    if (mode === 'sdk-floor') {
+      const floor = new SdkFloor(
+        tracerProvider.getTracer('bench-floor'),
+        meterProvider.getMeter(INSTRUMENTATION_SCOPE, 'bench-floor'),
+      );
+      const record = () => floor.record();
+      toggles[mode] = withSdk(
+        () => diagnosticsChannel.subscribe('undici:request:trailers', record),
+        () => diagnosticsChannel.unsubscribe('undici:request:trailers', record),
+      );
+    }
+  }
+  return toggles as Record<Mode, Toggle>;
 }

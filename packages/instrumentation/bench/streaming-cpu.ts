@@ -1,10 +1,9 @@
 // `npm run bench`: CPU time per streamed request (50 events) with no instrumentation, with lanewatch
-// and with @opentelemetry/instrumentation-undici, interleaved round by round in fresh processes, at
-// concurrency 1 and 16: first read as bare bytes (the lightest possible application, so the
-// strictest ratio), then through the official openai client (what an application that uses it
-// pays); then ordinary JSON POSTs, the traffic lanewatch must leave alone at next to no cost.
-// Prints medians and ratios against "none" from the same run, and the range of the rounds' own
-// ratios; never a pass/fail.
+// and with @opentelemetry/instrumentation-undici, at concurrency 1 and 16: first read as bare bytes
+// (the lightest possible application, so the strictest ratio), then through the official openai
+// client (what an application that uses it pays); then ordinary JSON POSTs, the traffic lanewatch
+// must leave alone at next to no cost. Prints medians and ratios against "none" from the same run,
+// with how far the individual comparisons spread; never a pass/fail.
 // `lanewatch` runs as `register` runs it (finished calls recorded in batches); `lanewatch-unbatched`
 // is the class's default, each call recorded as it ends. `lanewatch-metrics` is lanewatch with
 // `spans: false` (histograms only). `sdk-floor` records what
@@ -12,13 +11,15 @@
 // lanewatch's cost that is OpenTelemetry's; `lanewatch-no-sdk` is lanewatch with no SDK behind the
 // API (its no-op tracer and meter): the rest of it, following the request and reading the stream.
 //
-// The ratio that matters is the steady state: a process that has made BENCH_WARMUP requests (default
-// 2000), measured over the next BENCH_REQUESTS (default 2000). Before that, V8 is still compiling
-// Node's fetch, the SDK and the instrumentation: uninstrumented, a request costs 3–4 times its
-// steady-state CPU over the first few hundred requests and takes ~1500 to settle. That warm-up is
-// printed too, as the CPU per warm-up request. Every mode loads the same modules (the SDK and both
-// instrumentations), so the ratios are what running an instrumentation costs; loading is printed
-// on its own.
+// The ratio that matters is the steady state, measured with the modes interleaved in one long-running
+// process (bench-interleaved.ts): a fresh process takes far longer to settle than V8's compiling
+// suggests — uninstrumented, its CPU per request was still falling after 12 000 requests on a slow
+// day, by half from the 2 000th — so fresh processes overstate every mode's cost and understate the
+// ratios. They are measured too, one mode per process, rounds in rotating order: the CPU per
+// request after BENCH_WARMUP requests (what a young process pays), the CPU per warm-up request,
+// and the peak RSS, which only a process of its own can show. Every mode loads the same modules
+// (the SDK and both instrumentations), so the ratios are what running an instrumentation costs;
+// loading is printed on its own.
 import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +28,14 @@ import { MODES, type Mode } from './bench-sdk.ts';
 
 const run = promisify(execFile);
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
-const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+// The steady state: BENCH_PROCESSES processes per workload and concurrency, each warmed up by
+// BENCH_STEADY_WARMUP requests, then BENCH_CYCLES cycles of one BENCH_BLOCK-request block per mode.
+const processes = Number(process.env.BENCH_PROCESSES ?? 2);
+const cycles = Number(process.env.BENCH_CYCLES ?? 8);
+const block = Number(process.env.BENCH_BLOCK ?? 1000);
+const steadyWarmup = Number(process.env.BENCH_STEADY_WARMUP ?? 12000);
+// Fresh processes: BENCH_ROUNDS per mode, BENCH_WARMUP requests then BENCH_REQUESTS measured.
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const requests = Number(process.env.BENCH_REQUESTS ?? 2000);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2000);
 const concurrencies = (process.env.BENCH_CONCURRENCY ?? '1,16').split(',').map(Number);
@@ -72,10 +80,21 @@ const chunks =
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const fixed = (v: number, width: number, digits = 0) => v.toFixed(digits).padStart(width);
 console.log(
-  `node ${process.version}, ${rounds} rounds per mode: ${warmup} warm-up then ${requests} measured requests ` +
-    `in a fresh process each, server in its own process; ${chunks}\n`,
+  `node ${process.version}; server in its own process; ${chunks}\n` +
+    `steady state: ${processes} processes, each ${steadyWarmup} warm-up requests then ${cycles} cycles of ` +
+    `${block} requests per mode, modes in rotating order\n` +
+    `fresh process: ${rounds} rounds per mode, ${warmup} warm-up then ${requests} measured requests\n`,
 );
-/** Every mode in `modes`, `rounds` times each in rotating order; prints medians and ratios to none. */
+interface Interleaved {
+  cpu: Record<Mode, number[]>;
+}
+
+/**
+ * Every mode in `modes` at one concurrency on one workload: first interleaved in `processes`
+ * processes (the steady state, see bench-interleaved.ts), then `rounds` fresh processes per mode in
+ * rotating order (what a process costs early on, its warm-up and its peak RSS). Prints medians and
+ * ratios to none.
+ */
 async function measure(
   title: string,
   modes: readonly Mode[],
@@ -83,6 +102,26 @@ async function measure(
   concurrency: number,
   workload: 'stream' | 'openai-sdk' | 'plain',
 ): Promise<void> {
+  const steady = Object.fromEntries(modes.map((mode) => [mode, [] as number[]])) as Record<Mode, number[]>;
+  for (let p = 0; p < processes; p++) {
+    const { stdout } = await run(
+      process.execPath,
+      [
+        ...conditions,
+        here('./bench-interleaved.ts'),
+        modes.join(','),
+        target,
+        String(concurrency),
+        String(cycles),
+        String(block),
+        String(steadyWarmup),
+        workload,
+      ],
+      { maxBuffer: 16 * 1024 * 1024 },
+    );
+    const { cpu } = JSON.parse(stdout) as Interleaved;
+    for (const mode of modes) steady[mode].push(...cpu[mode]);
+  }
   const results = Object.fromEntries(modes.map((mode) => [mode, [] as Measurement[]])) as Record<
     Mode,
     Measurement[]
@@ -112,13 +151,22 @@ async function measure(
     const ratios = results[mode].map((m, r) => m[key] / (results.none[r] as Measurement)[key]);
     return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`.padEnd(10);
   };
+  // Interleaved: each cycle's block against none's block of the same cycle; the median of those
+  // ratios, and their middle half (one block is short, so single cycles stray further than rounds).
+  const steadyRatios = (mode: Mode) =>
+    steady[mode].map((v, i) => v / (steady.none[i] as number)).sort((a, b) => a - b);
+  const quantile = (xs: number[], q: number) =>
+    xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] as number;
   console.log(title);
   console.log(
-    '                       steady state: CPU/request  rounds       warm-up: CPU/request      peak RSS                 rounds',
+    '                       steady state: CPU/request  middle half   fresh process: CPU/request  rounds       warm-up: CPU/request      peak RSS                 rounds',
   );
   for (const mode of modes) {
+    const ratios = steadyRatios(mode);
     console.log(
-      `  ${mode.padEnd(19)}  ${fixed(of(mode, 'cpuUsPerRequest'), 6)} µs  ${ratio(mode, 'cpuUsPerRequest')}  ${spread(mode)}` +
+      `  ${mode.padEnd(19)}  ${fixed(median(steady[mode]), 6)} µs  ×${median(ratios).toFixed(3)}  ` +
+        `${`${quantile(ratios, 0.25).toFixed(2)}–${quantile(ratios, 0.75).toFixed(2)}`.padEnd(10)}` +
+        `   ${fixed(of(mode, 'cpuUsPerRequest'), 6)} µs  ${ratio(mode, 'cpuUsPerRequest')}  ${spread(mode)}` +
         `   ${fixed(of(mode, 'warmupCpuUsPerRequest'), 6)} µs  ${ratio(mode, 'warmupCpuUsPerRequest')}` +
         `     ${fixed(of(mode, 'maxRssKiB') / 1024, 6, 1)} MiB  ${ratio(mode, 'maxRssKiB')}  ${spread(mode, 'maxRssKiB')}`,
     );

@@ -24,6 +24,10 @@ describe('npm run bench', () => {
         BENCH_ROUNDS: '1',
         BENCH_REQUESTS: '30',
         BENCH_WARMUP: '30',
+        BENCH_PROCESSES: '1',
+        BENCH_CYCLES: '2',
+        BENCH_BLOCK: '10',
+        BENCH_STEADY_WARMUP: '40',
         BENCH_CONCURRENCY: '1,4',
       },
       timeout: 240_000,
@@ -46,16 +50,18 @@ describe('npm run bench', () => {
       for (const mode of modes) {
         const row = section.split('\n').find((line) => line.trim().split(/\s+/)[0] === mode);
         assert.ok(row, `a row for ${mode} under "${title}":\n${stdout}`);
-        const [cpu, ratio, low, high] =
-          /([\d.]+) µs\s+×([\d.]+)\s+([\d.]+)–([\d.]+)/.exec(row)?.slice(1).map(Number) ?? [];
-        assert.ok(cpu !== undefined && cpu > 0, `${mode}: CPU per request measured (${row})`);
-        assert.ok(ratio !== undefined && ratio > 0, `${mode}: a ratio against none (${row})`);
-        // The rounds' own ratios, as a range (one round here: one value).
-        assert.ok(
-          low !== undefined && high !== undefined && low <= high,
-          `${mode}: the rounds' range (${row})`,
+        // The steady state (modes interleaved in one process: the middle half of its cycles' ratios),
+        // then a fresh process (the rounds' range).
+        const cpuColumns = [...row.matchAll(/([\d.]+) µs\s+×([\d.]+)\s+([\d.]+)–([\d.]+)/g)].map((m) =>
+          m.slice(1).map(Number),
         );
-        if (mode === 'none') assert.deepEqual([ratio, low, high], [1, 1, 1]);
+        assert.equal(cpuColumns.length, 2, `${mode}: steady-state and fresh-process CPU (${row})`);
+        for (const [cpu, ratio, low, high] of cpuColumns) {
+          assert.ok(cpu !== undefined && cpu > 0, `${mode}: CPU per request measured (${row})`);
+          assert.ok(ratio !== undefined && ratio > 0, `${mode}: a ratio against none (${row})`);
+          assert.ok(low !== undefined && high !== undefined && low <= high, `${mode}: the spread (${row})`);
+          if (mode === 'none') assert.deepEqual([ratio, low, high], [1, 1, 1]);
+        }
         // Peak RSS: the median's ratio and the rounds' own range beside it.
         const [rss, rssRatio, rssLow, rssHigh] =
           /([\d.]+) MiB\s+×([\d.]+)\s+([\d.]+)–([\d.]+)/.exec(row)?.slice(1).map(Number) ?? [];
@@ -80,5 +86,26 @@ describe('npm run bench', () => {
     // The rest is what the whole leaves over its measured parts: a difference of timings, which
     // one short round on a busy machine can leave at zero or below. Printed, whatever its sign.
     assert.ok(Number.isFinite(microsOf('the rest')), `the rest: printed in µs\n${stdout}`);
+  });
+});
+
+describe('the interleaved benchmark', () => {
+  it('starts and stops each mode in one process: on, it follows undici; off, nothing listens', async () => {
+    const diagnosticsChannel = await import('node:diagnostics_channel');
+    const { MODES, modeToggles } = await import('../bench/bench-sdk.ts');
+    const listening = () =>
+      ['create', 'headers', 'trailers', 'error', 'bodyChunkReceived'].filter(
+        (name) => diagnosticsChannel.channel(`undici:request:${name}`).hasSubscribers,
+      );
+    const toggles = modeToggles(MODES);
+    for (const mode of MODES) {
+      toggles[mode].on();
+      const on = listening();
+      toggles[mode].off();
+      if (mode === 'none') assert.deepEqual(on, [], 'none listens to nothing');
+      else if (mode === 'sdk-floor') assert.deepEqual(on, ['trailers'], 'sdk-floor records at each end');
+      else assert.ok(on.includes('create') && on.includes('trailers'), `${mode} follows requests: ${on}`);
+      assert.deepEqual(listening(), [], `${mode} off: nothing listens`);
+    }
   });
 });
