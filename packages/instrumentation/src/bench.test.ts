@@ -97,11 +97,18 @@ describe('the interleaved benchmark', () => {
       ['create', 'headers', 'trailers', 'error', 'bodyChunkReceived'].filter(
         (name) => diagnosticsChannel.channel(`undici:request:${name}`).hasSubscribers,
       );
+    // Whether a context manager carries context through a call: the SDK modes run with one, as
+    // they do alone; `none` and `lanewatch-no-sdk` without, as they do alone.
+    const { context, createContextKey, ROOT_CONTEXT } = await import('@opentelemetry/api');
+    const probe = ROOT_CONTEXT.setValue(createContextKey('bench probe'), 1);
+    const carried = () => context.with(probe, () => context.active()) === probe;
     const toggles = modeToggles(MODES);
     for (const mode of MODES) {
       toggles[mode].on();
       const on = listening();
+      assert.equal(carried(), mode !== 'none' && mode !== 'lanewatch-no-sdk', `${mode}: context manager`);
       toggles[mode].off();
+      assert.equal(carried(), false, `${mode} off: no context manager`);
       if (mode === 'none') assert.deepEqual(on, [], 'none listens to nothing');
       else if (mode === 'sdk-floor') assert.deepEqual(on, ['trailers'], 'sdk-floor records at each end');
       else assert.ok(on.includes('create') && on.includes('trailers'), `${mode} follows requests: ${on}`);
