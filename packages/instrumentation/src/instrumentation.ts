@@ -343,6 +343,9 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     failure: { cancelled: boolean; type: string } | undefined,
   ): void {
     record.finished = true;
+    // The detector may still point into the application's last chunk (and through it a whole socket
+    // read): a call held for batch recording must not keep it, nor survive collections for it.
+    record.detector = undefined;
     this.#records.delete(request);
     const tracer = this.#config.spans === false ? undefined : this.#tracer;
     const result = outcomeOf(record, failure);

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { Buffer } from 'node:buffer';
 import { describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { createSseParser, type SseIssue } from './sse-parser.ts';
 import { byteByByte, splitAt } from './testdata/harness.ts';
@@ -134,6 +136,27 @@ describe('createSseParser', () => {
     chunk.fill(0x3f);
     parser.feed(text('\n'));
     assert.deepEqual(seen, ['one\ntwo']);
+  });
+
+  it('keeps no reference to a chunk of the application once feed returns', async () => {
+    // The chunk may be a view into a whole socket read: a parser that kept it (its reused event
+    // object still pointing at the last event's bytes) kept that alive while the call lived on,
+    // held for batch recording — peak RSS +28 % through the openai client on Node 22.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const parser = createSseParser({ onEvent: () => {} });
+    const feed = () => {
+      const chunk = new TextEncoder().encode('data: {"choices":[]}\n\ndata: [DONE]\n\n');
+      parser.feed(chunk);
+      return new WeakRef(chunk.buffer);
+    };
+    const bytes = feed();
+    for (let i = 0; i < 3 && bytes.deref() !== undefined; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+    }
+    assert.equal(bytes.deref(), undefined, 'the chunk was collected while the parser lives on');
+    parser.feed(text('data: later\n\n')); // and the parser still works
   });
 
   it('dispatches an event whose data line was over the cap as incomplete, and reads on', () => {

@@ -164,6 +164,7 @@ export function createSseParser(callbacks: SseCallbacks, options?: SseParserOpti
     event.incomplete = incomplete;
     clearEvent();
     callbacks.onEvent(event);
+    event.buffer = EMPTY; // it may be the application's chunk: not kept past the call
   }
 
   function appendData(line: Buffer, start: number, end: number, owned: boolean): void {
