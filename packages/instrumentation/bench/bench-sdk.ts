@@ -67,34 +67,18 @@ export function startBenchSdk(
 }
 
 /**
- * Starts the SDK and the mode's instrumentation. `lanewatch` runs as `register` runs it, recording
- * finished calls in batches (`batchRecording`); `lanewatch-unbatched` is the class's default, each
- * call recorded as it ends. `lanewatch-metrics` is `lanewatch` with `spans: false` (the histograms
- * only). `sdk-floor` records, when each request ends, what
- * lanewatch records for a bench request, directly (see `SdkFloor`): the part of lanewatch's cost
- * that any instrumentation recording the same span and histograms would pay. `lanewatch-no-sdk` is
- * `lanewatch` with no SDK behind the OpenTelemetry API, whose no-op tracer and meter take the span
+ * Starts the SDK and the mode's instrumentation, for a process of its own. `lanewatch` runs as
+ * `register` runs it, recording finished calls in batches (`batchRecording`); `lanewatch-unbatched`
+ * is the class's default, each call recorded as it ends. `lanewatch-metrics` is `lanewatch` with
+ * `spans: false` (the histograms only). `sdk-floor` records, when each request ends, what lanewatch
+ * records for a bench request, directly (see `SdkFloor`): the part of lanewatch's cost that any
+ * instrumentation recording the same span and histograms would pay. `lanewatch-no-sdk` is
+ * `lanewatch` with no SDK behind it — the OpenTelemetry API's no-op tracer and meter take the span
  * and the points: what following the request and reading its stream costs, before OpenTelemetry
- * records anything.
+ * records anything. The same set-up as the interleaved benchmark's (`modeToggles`), switched on.
  */
 export function instrument(mode: Exclude<Mode, 'none'>): void {
-  if (mode === 'lanewatch-no-sdk') {
-    // No SDK registered: the API's no-op tracer and meter take what lanewatch records.
-    new LanewatchInstrumentation({ batchRecording: true });
-    return;
-  }
-  const { tracerProvider, meterProvider } = startBenchSdk();
-  if (mode === 'lanewatch') new LanewatchInstrumentation({ batchRecording: true });
-  if (mode === 'lanewatch-unbatched') new LanewatchInstrumentation();
-  if (mode === 'lanewatch-metrics') new LanewatchInstrumentation({ batchRecording: true, spans: false });
-  if (mode === 'otel-undici') new UndiciInstrumentation();
-  if (mode === 'sdk-floor') {
-    const floor = new SdkFloor(
-      tracerProvider.getTracer('bench-floor'),
-      meterProvider.getMeter(INSTRUMENTATION_SCOPE, 'bench-floor'),
-    );
-    diagnosticsChannel.subscribe('undici:request:trailers', () => floor.record());
-  }
+  modeToggles([mode])[mode].on();
 }
 
 /** Starts and stops one mode inside a process that hosts several. */
@@ -105,9 +89,9 @@ export interface Toggle {
 
 /**
  * Every mode of `modes` set up in this one process, each off until `on()`: for the benchmark that
- * interleaves modes in one process. A mode runs exactly what `instrument` starts for it in a process
- * of its own — the modes that run the SDK turn its context manager on with them, and off after, so
- * `none` and `lanewatch-no-sdk` run without it as they do alone. All share one SDK pipeline.
+ * interleaves modes in one process, and (one mode, switched on) for a process of its own. The modes
+ * that run the SDK turn its context manager on with them, and off after, so `none` and
+ * `lanewatch-no-sdk` run without one. All share one SDK pipeline.
  */
 export function modeToggles(modes: readonly Mode[]): Record<Mode, Toggle> {
   const contextManager = new AsyncLocalStorageContextManager();

@@ -77,7 +77,13 @@ const chunks =
     ? `${chunksPerRequest.toFixed(1)} body chunks per request`
     : `body chunks not countable (undici ${process.versions.undici} publishes no undici:request:bodyChunkReceived)`;
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const half = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[half] as number)
+    : ((sorted[half - 1] as number) + (sorted[half] as number)) / 2;
+};
 const fixed = (v: number, width: number, digits = 0) => v.toFixed(digits).padStart(width);
 console.log(
   `node ${process.version}; server in its own process; ${chunks}\n` +

@@ -343,8 +343,8 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     failure: { cancelled: boolean; type: string } | undefined,
   ): void {
     record.finished = true;
-    // The detector may still point into the application's last chunk (and through it a whole socket
-    // read): a call held for batch recording must not keep it, nor survive collections for it.
+    // Nothing of the stream is read after the end: a call held for batch recording keeps no
+    // detector state (partial lines, buffers) alive across collections.
     record.detector = undefined;
     this.#records.delete(request);
     const tracer = this.#config.spans === false ? undefined : this.#tracer;
