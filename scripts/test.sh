@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: build, lint, unit tests on Node 24 (the repo's pinned Node),
 # the instrumentation again on Node 22 (bundled undici 6: the dispatcher path) — the current 22 and
-# 22.15, the oldest supported — then the end-to-end tests, which install or start what they need
-# (collector build, Prometheus, Redis) themselves.
+# 22.15, the oldest supported; the context-following tests once more on the current 22 with
+# --experimental-async-context-frame — then the end-to-end tests, which install or start what they
+# need (collector build, Prometheus, Redis) themselves.
 # Ends with one line "N passed, N failed, N skipped" summing every run.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,6 +48,11 @@ step "instrumentation tests, Node 22 (current)"
 run_tests node22 20 "bash scripts/node22.sh" 'packages/instrumentation/src/**/*.test.ts'
 step "instrumentation tests, Node 22.15 (the oldest supported)"
 run_tests node22.15 20 "env NODE22_VERSION=22.15.0 bash scripts/node22.sh" 'packages/instrumentation/src/**/*.test.ts'
+# The README suggests Node 22's --experimental-async-context-frame (the SDK's context manager then
+# runs on Node 24's mechanism): the tests that follow a caller's context through a call, with it on.
+step "instrumentation tests, Node 22 with --experimental-async-context-frame"
+run_tests node22-context-frame 10 "bash scripts/node22.sh --experimental-async-context-frame" \
+  packages/instrumentation/src/instrumentation.test.ts packages/instrumentation/src/batch-recording.test.ts
 if [ -n "$(find test -name '*.test.ts' -not -path '*/node_modules/*' | head -1)" ]; then
   step "end-to-end tests"
   run_tests e2e 30 "node --conditions=lanewatch-source --test-concurrency=1" 'test/**/*.test.ts'

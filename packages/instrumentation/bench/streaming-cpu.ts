@@ -40,9 +40,14 @@ const requests = Number(process.env.BENCH_REQUESTS ?? 2000);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2000);
 const concurrencies = (process.env.BENCH_CONCURRENCY ?? '1,16').split(',').map(Number);
 // The flags the children need to load the sources: the conditions, and on a Node before 22.18
-// (type stripping off by default) --experimental-strip-types.
+// (type stripping off by default) --experimental-strip-types. Also passed on: Node 22's
+// --experimental-async-context-frame (Node 24's default), which changes what the SDK's context
+// manager costs there.
 const conditions = process.execArgv.filter(
-  (a) => a.startsWith('--conditions') || a === '--experimental-strip-types',
+  (a) =>
+    a.startsWith('--conditions') ||
+    a === '--experimental-strip-types' ||
+    a === '--experimental-async-context-frame',
 );
 
 interface Measurement {
@@ -86,7 +91,7 @@ const median = (xs: number[]) => {
 };
 const fixed = (v: number, width: number, digits = 0) => v.toFixed(digits).padStart(width);
 console.log(
-  `node ${process.version}; server in its own process; ${chunks}\n` +
+  `node ${process.version}${conditions.includes('--experimental-async-context-frame') ? ' --experimental-async-context-frame' : ''}; server in its own process; ${chunks}\n` +
     `steady state: ${processes} processes, each ${steadyWarmup} warm-up requests then ${cycles} cycles of ` +
     `${block} requests per mode, modes in rotating order\n` +
     `fresh process: ${rounds} rounds per mode, ${warmup} warm-up then ${requests} measured requests\n`,

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { context, trace } from '@opentelemetry/api';
 import {
   type Harness,
   pointsOf,
@@ -78,6 +79,16 @@ describe('batchRecording', () => {
     await call();
     await sleep(120);
     assert.equal(h.finishedSpans().length, 1);
+  });
+
+  it('a held call, recorded later by the timer, is still a child of the span active where it was made', async () => {
+    const job = h.tracerProvider.getTracer('app').startSpan('app.job');
+    await context.with(trace.setSpan(context.active(), job), call);
+    await sleep(120);
+    job.end();
+    const [span] = h.finishedSpans().filter((s) => s.name !== 'app.job');
+    assert.equal(span?.spanContext().traceId, job.spanContext().traceId);
+    assert.equal(span?.parentSpanContext?.spanId, job.spanContext().spanId);
   });
 
   it('disable() records the held calls', async () => {

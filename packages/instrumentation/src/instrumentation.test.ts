@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { context, trace } from '@opentelemetry/api';
 import {
   type Harness,
   pointsOf,
@@ -255,6 +256,27 @@ describe(`instrumentation on Node ${process.version} (${path})`, () => {
       );
       const attempts = h.finishedSpans().map((s) => s.attributes['lanewatch.attempt']);
       assert.deepEqual(attempts, ['3', '4+']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("makes a call's span a child of the span that was active where the application made the call", async () => {
+    server = await startScriptedServer(chatScript());
+    try {
+      const job = h.tracerProvider.getTracer('app').startSpan('app.job');
+      await context.with(trace.setSpan(context.active(), job), async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1)); // across a timer and an await
+        await (await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body })).text();
+      });
+      await (await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body })).text();
+      job.end();
+      const [inside, outside] = h.finishedSpans().filter((s) => s.name !== 'app.job');
+      assert.equal(inside?.spanContext().traceId, job.spanContext().traceId);
+      assert.equal(inside?.parentSpanContext?.spanId, job.spanContext().spanId);
+      assert.ok(outside !== undefined, 'the call made outside the job has a span too');
+      assert.equal(outside.parentSpanContext, undefined);
+      assert.notEqual(outside.spanContext().traceId, job.spanContext().traceId);
     } finally {
       await server.close();
     }
