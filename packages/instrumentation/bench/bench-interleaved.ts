@@ -7,32 +7,66 @@
 // mode makes one block of requests, in an order that rotates from cycle to cycle; each mode's block
 // is compared with `none`'s block of the same cycle, seconds apart in the same process.
 //
-//   bench-interleaved.ts <modes,…> <url> <concurrency> <cycles> <block> <warm-up> <workload>
+// A block must be long: switching a mode on or off subscribes or unsubscribes diagnostics channels
+// and swaps the context manager, and the code that ran before has to be optimized again. Blocks of
+// 1,000 bare requests (~0.2 s) put that on top of every mode's cost: `lanewatch` bare at
+// concurrency 16 came out ×1.38–1.81 in six processes with such blocks, ×1.24–1.30 in four with
+// blocks of 5,000 and ×1.25–1.26 in two with 20,000. So a block is given as a duration by default
+// (`2s`): its number of requests is set from how fast the last round of the warm-up went.
 //
-// Prints, as JSON: for each mode, its CPU microseconds per request in each cycle.
+//   bench-interleaved.ts <modes,…> <url> <concurrency> <cycles> <block|seconds"s"> <warm-up> <workload>
+//
+// Prints, as JSON: the block's number of requests, and for each mode its CPU microseconds per
+// request in each cycle.
 import { cpuMicros, requestRunner, type Workload } from './bench-requests.ts';
 import type { Mode } from './bench-sdk.ts';
 
-const [list = 'none', url = '', c = '1', cy = '8', b = '1000', w = '12000', workload = 'stream'] =
+const [list = 'none', url = '', c = '1', cy = '4', b = '2s', w = '12000', workload = 'stream'] =
   process.argv.slice(2);
 const modes = list.split(',') as Mode[];
 const cycles = Number(cy);
-const block = Number(b);
+const blockSeconds = b.endsWith('s') ? Number(b.slice(0, -1)) : undefined;
 const warmup = Number(w);
+if (
+  !(cycles > 0) ||
+  !(warmup >= 0) ||
+  (blockSeconds === undefined ? !(Number(b) > 0) : !(blockSeconds > 0))
+) {
+  throw new Error(
+    `bench-interleaved: cycles (${cy}) and the block (${b}: requests, or seconds as "2s") must be positive, the warm-up (${w}) a count`,
+  );
+}
 
 void globalThis.fetch;
 const { modeToggles } = await import('./bench-sdk.ts');
 const toggles = modeToggles(modes);
 const run = await requestRunner(url, workload as Workload, Number(c));
 
-// Warm-up: every mode in turn, in blocks, until `warmup` requests have been made.
-const warmupBlock = Math.max(1, Math.min(block, Math.ceil(warmup / (4 * modes.length))));
-for (let made = 0, i = 0; made < warmup; made += warmupBlock, i++) {
-  const toggle = toggles[modes[i % modes.length] as Mode];
+// Warm-up: every mode in turn, in blocks, until `warmup` requests have been made. The wall time of
+// the last round (one block of every mode) sets the block's length when it is given in seconds.
+const warmupBlock = Math.max(
+  1,
+  Math.min(blockSeconds === undefined ? Number(b) : 1000, Math.ceil(warmup / (4 * modes.length))),
+);
+const timed: Array<{ ms: number; requests: number }> = [];
+async function timedBlock(mode: Mode, requests: number): Promise<void> {
+  const toggle = toggles[mode];
+  const started = performance.now();
   toggle.on();
-  await run(warmupBlock);
+  await run(requests);
   toggle.off();
+  timed.push({ ms: performance.now() - started, requests });
 }
+for (let made = 0, i = 0; made < warmup; made += warmupBlock, i++) {
+  await timedBlock(modes[i % modes.length] as Mode, warmupBlock);
+}
+if (timed.length === 0 && blockSeconds !== undefined) await timedBlock(modes[0] as Mode, 100);
+const lastRound = timed.slice(-modes.length);
+const msPerRequest = lastRound.reduce((a, t) => a + t.ms, 0) / lastRound.reduce((a, t) => a + t.requests, 0);
+const block =
+  blockSeconds === undefined
+    ? Number(b)
+    : Math.max(100, Math.round((blockSeconds * 1000) / msPerRequest / 100) * 100);
 
 const cpu = Object.fromEntries(modes.map((mode) => [mode, [] as number[]])) as Record<Mode, number[]>;
 for (let cycle = 0; cycle < cycles; cycle++) {
@@ -47,5 +81,5 @@ for (let cycle = 0; cycle < cycles; cycle++) {
     cpu[mode].push(used / block);
   }
 }
-process.stdout.write(`${JSON.stringify({ cpu })}\n`);
+process.stdout.write(`${JSON.stringify({ block, cpu })}\n`);
 process.exit(0);

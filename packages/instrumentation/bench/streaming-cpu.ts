@@ -14,8 +14,9 @@
 // The ratio that matters is the steady state, measured with the modes interleaved in one long-running
 // process (bench-interleaved.ts): a fresh process takes far longer to settle than V8's compiling
 // suggests — uninstrumented, its CPU per request was still falling after 12 000 requests on a slow
-// day, by half from the 2 000th — so fresh processes overstate every mode's cost and understate the
-// ratios. They are measured too, one mode per process, rounds in rotating order: the CPU per
+// day, by half from the 2 000th — so fresh processes overstate every mode's cost (their ratios
+// landed near the steady state's once its blocks were long enough; see bench-interleaved.ts).
+// They are measured too, one mode per process, rounds in rotating order: the CPU per
 // request after BENCH_WARMUP requests (what a young process pays), the CPU per warm-up request,
 // and the peak RSS, which only a process of its own can show. Every mode loads the same modules
 // (the SDK and both instrumentations), so the ratios are what running an instrumentation costs;
@@ -29,10 +30,12 @@ import { MODES, type Mode } from './bench-sdk.ts';
 const run = promisify(execFile);
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 // The steady state: BENCH_PROCESSES processes per workload and concurrency, each warmed up by
-// BENCH_STEADY_WARMUP requests, then BENCH_CYCLES cycles of one BENCH_BLOCK-request block per mode.
+// BENCH_STEADY_WARMUP requests, then BENCH_CYCLES cycles of one block per mode.
+// A block is BENCH_BLOCK requests when that is set, else as many as take BENCH_BLOCK_SECONDS (2) of
+// wall time once warmed up (see bench-interleaved.ts: short blocks overstate every mode's cost).
 const processes = Number(process.env.BENCH_PROCESSES ?? 2);
-const cycles = Number(process.env.BENCH_CYCLES ?? 8);
-const block = Number(process.env.BENCH_BLOCK ?? 1000);
+const cycles = Number(process.env.BENCH_CYCLES ?? 4);
+const block = process.env.BENCH_BLOCK ?? `${process.env.BENCH_BLOCK_SECONDS ?? 2}s`;
 const steadyWarmup = Number(process.env.BENCH_STEADY_WARMUP ?? 12000);
 // Fresh processes: BENCH_ROUNDS per mode, BENCH_WARMUP requests then BENCH_REQUESTS measured.
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -93,10 +96,12 @@ const fixed = (v: number, width: number, digits = 0) => v.toFixed(digits).padSta
 console.log(
   `node ${process.version}${conditions.includes('--experimental-async-context-frame') ? ' --experimental-async-context-frame' : ''}; server in its own process; ${chunks}\n` +
     `steady state: ${processes} processes, each ${steadyWarmup} warm-up requests then ${cycles} cycles of ` +
-    `${block} requests per mode, modes in rotating order\n` +
+    `${block.endsWith('s') ? `a ${block} block` : `${block} requests`} per mode, modes in rotating order\n` +
     `fresh process: ${rounds} rounds per mode, ${warmup} warm-up then ${requests} measured requests\n`,
 );
 interface Interleaved {
+  /** Requests per block. */
+  block: number;
   cpu: Record<Mode, number[]>;
 }
 
@@ -114,6 +119,7 @@ async function measure(
   workload: 'stream' | 'openai-sdk' | 'plain',
 ): Promise<void> {
   const steady = Object.fromEntries(modes.map((mode) => [mode, [] as number[]])) as Record<Mode, number[]>;
+  const blocks: number[] = [];
   for (let p = 0; p < processes; p++) {
     const { stdout } = await run(
       process.execPath,
@@ -124,13 +130,14 @@ async function measure(
         target,
         String(concurrency),
         String(cycles),
-        String(block),
+        block,
         String(steadyWarmup),
         workload,
       ],
       { maxBuffer: 16 * 1024 * 1024 },
     );
-    const { cpu } = JSON.parse(stdout) as Interleaved;
+    const { block: requestsPerBlock, cpu } = JSON.parse(stdout) as Interleaved;
+    blocks.push(requestsPerBlock);
     for (const mode of modes) steady[mode].push(...cpu[mode]);
   }
   const results = Object.fromEntries(modes.map((mode) => [mode, [] as Measurement[]])) as Record<
@@ -168,7 +175,7 @@ async function measure(
     steady[mode].map((v, i) => v / (steady.none[i] as number)).sort((a, b) => a - b);
   const quantile = (xs: number[], q: number) =>
     xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] as number;
-  console.log(title);
+  console.log(`${title} (steady state in blocks of ${blocks.join(', ')} requests)`);
   console.log(
     '                       steady state: CPU/request  middle half   fresh process: CPU/request  rounds       warm-up: CPU/request      peak RSS                 rounds',
   );

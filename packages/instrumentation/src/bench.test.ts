@@ -1,7 +1,8 @@
 // `npm run bench` is not a test (its ratios depend on the machine), but it must keep running: a
 // short run of it, every mode at two concurrencies, printing the table a user reads.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, fork } from 'node:child_process';
+import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -46,7 +47,11 @@ describe('npm run bench', () => {
       ['non-LLM requests (JSON POST, JSON answer), concurrency 1', ['none', 'lanewatch', 'otel-undici']],
     ];
     for (const [title, modes] of sections) {
-      const section = stdout.split(`${title}\n`)[1]?.split('loading OpenTelemetry')[0] ?? '';
+      // BENCH_BLOCK sets a block's requests, and each section says what its blocks were.
+      const section =
+        stdout
+          .split(`${title} (steady state in blocks of 10 requests)\n`)[1]
+          ?.split('loading OpenTelemetry')[0] ?? '';
       for (const mode of modes) {
         const row = section.split('\n').find((line) => line.trim().split(/\s+/)[0] === mode);
         assert.ok(row, `a row for ${mode} under "${title}":\n${stdout}`);
@@ -90,6 +95,34 @@ describe('npm run bench', () => {
 });
 
 describe('the interleaved benchmark', () => {
+  it('sizes its blocks by the seconds asked for, from the warm-up: ten times as long, several times the requests', async () => {
+    const server = fork(fileURLToPath(new URL('../bench/bench-server.ts', import.meta.url)), {
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+      execArgv: loader,
+    });
+    try {
+      const [line] = (await once(server.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
+      const { stream: url } = JSON.parse(line.toString()) as { stream: string };
+      const interleaved = fileURLToPath(new URL('../bench/bench-interleaved.ts', import.meta.url));
+      const blockOf = async (seconds: string) => {
+        const { stdout } = await run(
+          process.execPath,
+          [...loader, interleaved, 'none,lanewatch', url, '4', '1', seconds, '400', 'stream'],
+          { timeout: 120_000 },
+        );
+        const { block, cpu } = JSON.parse(stdout) as { block: number; cpu: Record<string, number[]> };
+        assert.equal(cpu.lanewatch?.length, 1, 'one cycle measured');
+        assert.ok(Number.isInteger(block / 100) && block >= 100, `a block of whole hundreds (${block})`);
+        return block;
+      };
+      const short = await blockOf('0.05s');
+      const long = await blockOf('0.5s');
+      assert.ok(long >= 3 * short, `0.5 s blocks (${long} requests) against 0.05 s ones (${short})`);
+    } finally {
+      server.disconnect();
+    }
+  });
+
   it('starts and stops each mode in one process: on, it follows undici; off, nothing listens', async () => {
     const diagnosticsChannel = await import('node:diagnostics_channel');
     const { MODES, modeToggles } = await import('../bench/bench-sdk.ts');
