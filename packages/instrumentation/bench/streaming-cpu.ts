@@ -170,7 +170,7 @@ async function measure(
     return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`.padEnd(10);
   };
   // Interleaved: each cycle's block against none's block of the same cycle; the median of those
-  // ratios, and their middle half (one block is short, so single cycles stray further than rounds).
+  // ratios, and their middle half (how far one cycle strays; processes differ by a few hundredths).
   const steadyRatios = (mode: Mode) =>
     steady[mode].map((v, i) => v / (steady.none[i] as number)).sort((a, b) => a - b);
   const quantile = (xs: number[], q: number) =>
