@@ -10,9 +10,11 @@ import {
   lanewatchViews,
 } from '@lanewatch/instrumentation';
 import {
+  type Attributes,
   type ContextManager,
   context,
   createNoopMeter,
+  type Meter,
   metrics,
   ProxyTracerProvider,
   trace,
@@ -25,6 +27,7 @@ import {
   type PushMetricExporter,
 } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
+import { OwnMeter } from '../src/own-meter.ts';
 import { SdkFloor } from './sdk-floor.ts';
 
 export const MODES = [
@@ -41,9 +44,17 @@ export type Mode = (typeof MODES)[number];
 export interface BenchSdk {
   readonly tracerProvider: TracerProvider;
   readonly meterProvider: MeterProvider;
+  /** Makes `instrumentation` record its histograms as `register` does: into its own meter (see `OwnMeter`). */
+  useOwnMeter(instrumentation: LanewatchInstrumentation): void;
+  /** That meter, and what a point with each attribute set is recorded with in it. */
+  readonly ownMeter: Meter;
+  readonly ownPointAttributes: (attributes: Attributes) => Attributes;
 }
 
-/** Registers the global SDK pipeline; the same for every instrumented mode. */
+/**
+ * Registers the global SDK pipeline; the same for every instrumented mode. Its metric reader also
+ * collects lanewatch's own meter, as the readers `register` makes do.
+ */
 export function startBenchSdk(
   contextManager: ContextManager = new AsyncLocalStorageContextManager(),
 ): BenchSdk {
@@ -57,19 +68,37 @@ export function startBenchSdk(
   const tracerProvider = new TracerProvider({
     spanProcessors: [new BatchSpanProcessor({ exporter: dropSpans })],
   });
-  const meterProvider = new MeterProvider({
-    views: lanewatchViews(),
-    readers: [new PeriodicExportingMetricReader({ exporter: dropMetrics, exportIntervalMillis: 60_000 })],
+  const flushes: Array<() => void> = [];
+  const own = new OwnMeter(() => {
+    for (const flush of flushes) flush();
   });
+  let reader: PeriodicExportingMetricReader | undefined;
+  reader = new PeriodicExportingMetricReader({
+    exporter: dropMetrics,
+    exportIntervalMillis: 60_000,
+    metricProducers: [own.producerFor(() => reader)],
+  });
+  const meterProvider = new MeterProvider({ views: lanewatchViews(), readers: [reader] });
+  const ownMeter = own.meter(lanewatchViews());
   trace.setGlobalTracerProvider(tracerProvider);
   metrics.setGlobalMeterProvider(meterProvider);
-  return { tracerProvider, meterProvider };
+  return {
+    tracerProvider,
+    meterProvider,
+    ownMeter,
+    ownPointAttributes: (attributes) => own.sets.standIn(attributes),
+    useOwnMeter(instrumentation) {
+      flushes.push(() => instrumentation.flush());
+      instrumentation.useOwnMeter(ownMeter, own.sets);
+    },
+  };
 }
 
 /**
  * Starts the SDK and the mode's instrumentation, for a process of its own. `lanewatch` runs as
- * `register` runs it, recording finished calls in batches (`batchRecording`); `lanewatch-unbatched`
- * is the class's default, each call recorded as it ends. `lanewatch-metrics` is `lanewatch` with
+ * `register` runs it, recording finished calls in batches (`batchRecording`) into its own meter
+ * (`OwnMeter`); `lanewatch-unbatched` is the class's default, each call recorded as it ends into the
+ * SDK's meter. `lanewatch-metrics` is `lanewatch` with
  * `spans: false` (the histograms only). `sdk-floor` records, when each request ends, what lanewatch
  * records for a bench request, directly (see `SdkFloor`): the part of lanewatch's cost that any
  * instrumentation recording the same span and histograms would pay. `lanewatch-no-sdk` is
@@ -95,7 +124,8 @@ export interface Toggle {
  */
 export function modeToggles(modes: readonly Mode[]): Record<Mode, Toggle> {
   const contextManager = new AsyncLocalStorageContextManager();
-  const { tracerProvider, meterProvider } = startBenchSdk(contextManager);
+  const sdk = startBenchSdk(contextManager);
+  const { tracerProvider, meterProvider } = sdk;
   context.disable();
   const withSdk = (start: () => void, stop: () => void): Toggle => ({
     on() {
@@ -107,8 +137,9 @@ export function modeToggles(modes: readonly Mode[]): Record<Mode, Toggle> {
       context.disable();
     },
   });
-  const lanewatch = (config: LanewatchInstrumentationConfig) => {
+  const lanewatch = (config: LanewatchInstrumentationConfig, asRegister = true) => {
     const instrumentation = new LanewatchInstrumentation({ ...config, enabled: false });
+    if (asRegister) sdk.useOwnMeter(instrumentation);
     return withSdk(
       () => instrumentation.enable(),
       () => instrumentation.disable(),
@@ -118,7 +149,7 @@ export function modeToggles(modes: readonly Mode[]): Record<Mode, Toggle> {
   for (const mode of modes) {
     if (mode === 'none') toggles[mode] = { on() {}, off() {} };
     if (mode === 'lanewatch') toggles[mode] = lanewatch({ batchRecording: true });
-    if (mode === 'lanewatch-unbatched') toggles[mode] = lanewatch({});
+    if (mode === 'lanewatch-unbatched') toggles[mode] = lanewatch({}, false);
     if (mode === 'lanewatch-metrics') toggles[mode] = lanewatch({ batchRecording: true, spans: false });
     if (mode === 'lanewatch-no-sdk') {
       // The API's no-op tracer (a proxy with no SDK behind it) and no-op meter, as with no SDK at all.

@@ -6,6 +6,8 @@
 //   - sdk floor: the same recording span (same attributes, five events) and the same eight histogram
 //     records with the same attributes, made directly — what any instrumentation recording these
 //     signals pays the SDK;
+//   - the same, its points recorded as lanewatch records them (stand-ins in its own meter, see
+//     `OwnMeter`): lanewatch's own share of the SDK's cost;
 //   - detector: the Chat Completions detector alone, fed the same 50 chunks.
 // Then the uninstrumented steady-state CPU per request of the real benchmark (bench-client `none`,
 // fresh processes) turns each into the ratio `npm run bench` would show if it were the only cost.
@@ -59,7 +61,9 @@ const requestBody = new TextEncoder().encode(CHAT_BODY);
 
 // --- lanewatch: the messages of one request ---------------------------------------------------------
 const sdk = startBenchSdk();
-const lanewatch = new LanewatchInstrumentation({ enabled: false });
+// As `register` runs it: finished calls recorded in batches, into its own meter.
+const lanewatch = new LanewatchInstrumentation({ enabled: false, batchRecording: true });
+sdk.useOwnMeter(lanewatch);
 const channel = (name: string) => diagnosticsChannel.channel(`undici:request:${name}`);
 const [create, bodySent, headers, chunk, trailers] = [
   'create',
@@ -106,6 +110,11 @@ function oneRequest(): void {
 }
 
 // --- the SDK floor: the same signals, recorded directly ---------------------------------------------
+const ownFloor = new SdkFloor(
+  sdk.tracerProvider.getTracer('bench-floor'),
+  sdk.ownMeter,
+  sdk.ownPointAttributes,
+);
 const sdkFloor = new SdkFloor(
   sdk.tracerProvider.getTracer('bench-floor'),
   sdk.meterProvider.getMeter(INSTRUMENTATION_SCOPE, 'bench-floor'),
@@ -136,12 +145,15 @@ const KINDS = {
   'sdk floor': () => {
     for (let i = 0; i < BATCH; i++) sdkFloor.record();
   },
+  'own floor': () => {
+    for (let i = 0; i < BATCH; i++) ownFloor.record();
+  },
   detector: () => {
     for (let i = 0; i < BATCH; i++) detectorOnly();
   },
 };
 type Kind = keyof typeof KINDS;
-const samples: Record<Kind, number[]> = { lanewatch: [], 'sdk floor': [], detector: [] };
+const samples: Record<Kind, number[]> = { lanewatch: [], 'sdk floor': [], 'own floor': [], detector: [] };
 const names = Object.keys(KINDS) as Kind[];
 for (let round = -3; round < rounds; round++) {
   for (let k = 0; k < names.length; k++) {
@@ -178,6 +190,7 @@ server.disconnect();
 
 const total = median(samples.lanewatch);
 const floor = median(samples['sdk floor']);
+const own = median(samples['own floor']);
 const detector = median(samples.detector);
 const asRatio = (us: number) =>
   [1, 16].map((c) => `×${(1 + us / (baseline[c] as number)).toFixed(3)} at c=${c}`).join(', ');
@@ -185,9 +198,12 @@ console.log(`node ${process.version}; medians of ${rounds} interleaved rounds of
 console.log(
   `uninstrumented request, steady state (bench-client none, 3 runs): ${(baseline[1] as number).toFixed(0)} µs at c=1, ${(baseline[16] as number).toFixed(0)} µs at c=16\n`,
 );
-console.log(`lanewatch, one request in isolation   ${total.toFixed(1).padStart(6)} µs   ${asRatio(total)}`);
-console.log(`  sdk floor: span + 8 records         ${floor.toFixed(1).padStart(6)} µs   ${asRatio(floor)}`);
-console.log(`  detector: 50 events                 ${detector.toFixed(1).padStart(6)} µs`);
-console.log(`  the rest: channels, identity, record ${(total - floor - detector).toFixed(1).padStart(5)} µs`);
+const show = (label: string, us: number, ratio = true) =>
+  console.log(`${label.padEnd(44)}${us.toFixed(1).padStart(6)} µs${ratio ? `   ${asRatio(us)}` : ''}`);
+show('lanewatch, one request in isolation', total);
+show('  the SDK: span + 8 records, as lanewatch', own);
+show('  detector: 50 events', detector, false);
+show('  the rest: channels, identity, record', total - own - detector, false);
+show('sdk floor: span + 8 records, plainly', floor);
 if (observed === 0) throw new Error('the detector saw no event');
 process.exit(0);

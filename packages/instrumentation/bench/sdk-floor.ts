@@ -26,13 +26,18 @@ export class SdkFloor {
   readonly #tokenUsage;
   readonly #tokensPerSecond;
   readonly #call: Attributes;
+  readonly #point: Attributes;
   readonly #firstOutput: Attributes;
   readonly #inputTokens: Attributes;
   readonly #outputTokens: Attributes;
   #calls = 0;
 
-  /** `meter` should have lanewatch's scope name, so the same (exponential) views apply. */
-  constructor(tracer: Tracer, meter: Meter) {
+  /**
+   * `meter` should have lanewatch's scope name, so the same (exponential) views apply. With
+   * `pointAttributes`, points are recorded with what it gives for each set (`register`'s own meter
+   * records stand-ins: see `OwnMeter`); the span always gets the whole set.
+   */
+  constructor(tracer: Tracer, meter: Meter, pointAttributes: (a: Attributes) => Attributes = (a) => a) {
     this.#tracer = tracer;
     this.#milestones = Object.values(MILESTONE_METRIC).map((name) =>
       meter.createHistogram(`floor.${name}`, { unit: 's' }),
@@ -52,9 +57,10 @@ export class SdkFloor {
       [ATTR.sizeClass]: 'xs',
       [ATTR.statusCode]: 200,
     });
-    this.#firstOutput = Object.freeze({ ...this.#call, [ATTR.outputKind]: 'text' });
-    this.#inputTokens = Object.freeze({ ...this.#call, [ATTR.tokenType]: 'input' });
-    this.#outputTokens = Object.freeze({ ...this.#call, [ATTR.tokenType]: 'output' });
+    this.#firstOutput = pointAttributes(Object.freeze({ ...this.#call, [ATTR.outputKind]: 'text' }));
+    this.#inputTokens = pointAttributes(Object.freeze({ ...this.#call, [ATTR.tokenType]: 'input' }));
+    this.#outputTokens = pointAttributes(Object.freeze({ ...this.#call, [ATTR.tokenType]: 'output' }));
+    this.#point = pointAttributes(this.#call);
   }
 
   /** One call's signals; instants spread over the last few milliseconds, as a real call's are. */
@@ -65,11 +71,11 @@ export class SdkFloor {
     const t1 = end - 4 - (i % 7) / 10;
     const at = [t1 + 0.9, t1 + 1.1, t1 + 1.2, t1 + 1.2, end];
     for (const [k, histogram] of this.#milestones.entries()) {
-      histogram.record(((at[k] as number) - t1) / 1000, k === 2 ? this.#firstOutput : this.#call, parent);
+      histogram.record(((at[k] as number) - t1) / 1000, k === 2 ? this.#firstOutput : this.#point, parent);
     }
     this.#tokenUsage.record(20, this.#inputTokens, parent);
     this.#tokenUsage.record(47, this.#outputTokens, parent);
-    this.#tokensPerSecond.record(47 / ((end - (at[3] as number)) / 1000), this.#call, parent);
+    this.#tokensPerSecond.record(47 / ((end - (at[3] as number)) / 1000), this.#point, parent);
     const span = this.#tracer.startSpan(
       'chat gpt-bench',
       { kind: SpanKind.CLIENT, startTime: t1, attributes: this.#call },

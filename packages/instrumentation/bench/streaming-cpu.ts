@@ -4,8 +4,8 @@
 // client (what an application that uses it pays); then ordinary JSON POSTs, the traffic lanewatch
 // must leave alone at next to no cost. Prints medians and ratios against "none" from the same run,
 // with how far the individual comparisons spread; never a pass/fail.
-// `lanewatch` runs as `register` runs it (finished calls recorded in batches); `lanewatch-unbatched`
-// is the class's default, each call recorded as it ends. `lanewatch-metrics` is lanewatch with
+// `lanewatch` runs as `register` runs it (finished calls recorded in batches, into its own meter);
+// `lanewatch-unbatched` is the class's default, each call recorded as it ends, into the SDK's meter. `lanewatch-metrics` is lanewatch with
 // `spans: false` (histograms only). `sdk-floor` records what
 // lanewatch records for each request straight into the SDK (see sdk-floor.ts): the share of
 // lanewatch's cost that is OpenTelemetry's; `lanewatch-no-sdk` is lanewatch with no SDK behind the

@@ -18,6 +18,7 @@ import {
   type Outcome,
   SPAN_ATTR,
 } from './names.ts';
+import type { AttributeSets } from './own-meter.ts';
 
 export { CallTargets };
 
@@ -40,13 +41,16 @@ export class CallInstruments {
   readonly duration: Histogram;
   readonly tokenUsage: Histogram;
   readonly outputTokensPerSecond: Histogram;
+  /** What a point with these attributes is recorded with: themselves, or their stand-in (see `OwnMeter`). */
+  readonly pointAttributes: (attributes: Attributes) => Attributes;
 
   /**
    * `beforeCollect` runs before every collection of `meter`'s metrics, so calls held back for
    * recording are in it: the callback of an observable gauge that never observes anything (and so is
    * never exported), which the SDK calls before it reads the histograms.
    */
-  constructor(meter: Meter, beforeCollect?: () => void) {
+  constructor(meter: Meter, beforeCollect?: () => void, sets?: AttributeSets) {
+    this.pointAttributes = sets === undefined ? (attributes) => attributes : (a) => sets.standIn(a);
     if (beforeCollect !== undefined) {
       try {
         meter
@@ -117,37 +121,44 @@ export function recordCall(
     record.statusCode,
     result.errorType,
   );
-  const attributes = sets.call;
+  const { pointAttributes } = instruments;
+  const point = pointAttributes(sets.call);
   // The caller's context when it dispatched the request: the measurements' context (exemplars,
   // baggage-reading views), and passed on so the SDK does not look up the active one per record.
   const context = record.parentContext;
 
   const { headersAt, firstChunkAt, firstOutputAt, firstTextAt, outputKind } = record;
-  if (headersAt !== undefined) instruments.timeToHeaders.record((headersAt - t1) / 1000, attributes, context);
+  if (headersAt !== undefined) instruments.timeToHeaders.record((headersAt - t1) / 1000, point, context);
   if (firstChunkAt !== undefined)
-    instruments.timeToFirstChunk.record((firstChunkAt - t1) / 1000, attributes, context);
+    instruments.timeToFirstChunk.record((firstChunkAt - t1) / 1000, point, context);
   if (firstOutputAt !== undefined && outputKind !== undefined) {
-    instruments.timeToFirstOutput.record((firstOutputAt - t1) / 1000, sets.firstOutput(outputKind), context);
+    instruments.timeToFirstOutput.record(
+      (firstOutputAt - t1) / 1000,
+      pointAttributes(sets.firstOutput(outputKind)),
+      context,
+    );
   }
   if (firstTextAt !== undefined)
-    instruments.timeToFirstText.record((firstTextAt - t1) / 1000, attributes, context);
-  instruments.duration.record((end - t1) / 1000, attributes, context);
+    instruments.timeToFirstText.record((firstTextAt - t1) / 1000, point, context);
+  instruments.duration.record((end - t1) / 1000, point, context);
   const { inputTokens, outputTokens } = record;
-  if (inputTokens !== undefined) instruments.tokenUsage.record(inputTokens, sets.inputTokens, context);
-  if (outputTokens !== undefined) instruments.tokenUsage.record(outputTokens, sets.outputTokens, context);
+  if (inputTokens !== undefined)
+    instruments.tokenUsage.record(inputTokens, pointAttributes(sets.inputTokens), context);
+  if (outputTokens !== undefined)
+    instruments.tokenUsage.record(outputTokens, pointAttributes(sets.outputTokens), context);
   const generation = firstTextAt === undefined ? undefined : (end - firstTextAt) / 1000;
   const tokensPerSecond =
     outputTokens !== undefined && generation !== undefined && generation > 0
       ? outputTokens / generation
       : undefined;
   if (tokensPerSecond !== undefined)
-    instruments.outputTokensPerSecond.record(tokensPerSecond, attributes, context);
+    instruments.outputTokensPerSecond.record(tokensPerSecond, point, context);
 
   if (tracer === undefined) return;
   // The attributes of every point are known at the start, so a sampler can decide on them.
   const span = tracer.startSpan(
     target.spanName,
-    { kind: SpanKind.CLIENT, startTime: t1, attributes },
+    { kind: SpanKind.CLIENT, startTime: t1, attributes: sets.call },
     context,
   );
   // A sampled-out span records nothing: nothing more is built for it.
@@ -184,7 +195,7 @@ export function recordCall(
     if (firstTextAt !== undefined) span.addEvent(MILESTONE_EVENT.first_text, firstTextAt);
     span.addEvent(MILESTONE_EVENT.end, end);
     if (result.outcome === 'error') {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: attributes[ATTR.errorType] as string });
+      span.setStatus({ code: SpanStatusCode.ERROR, message: sets.call[ATTR.errorType] as string });
     }
   }
   span.end(end);

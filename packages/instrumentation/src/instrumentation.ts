@@ -3,6 +3,7 @@ import {
   context,
   type DiagLogger,
   diag,
+  type Meter,
   type MeterProvider,
   metrics,
   type Tracer,
@@ -18,6 +19,7 @@ import { classifyTransportError } from './error-type.ts';
 import { type Format, selectFormat } from './formats/index.ts';
 import { LaneMap, type LaneMapInput, parseLaneMapEnv } from './lane-map.ts';
 import { INSTRUMENTATION_SCOPE } from './names.ts';
+import type { AttributeSets } from './own-meter.ts';
 import {
   type Endpoint,
   Endpoints,
@@ -101,6 +103,8 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
   #endpoints = new Endpoints(new LaneMap(undefined));
   #targets = new CallTargets(100);
   #instruments = new CallInstruments(metrics.getMeter(INSTRUMENTATION_SCOPE, VERSION), () => this.flush());
+  /** Set by `useOwnMeter`: the histograms go to lanewatch's own meter, not the SDK's. */
+  #ownMeter = false;
   #enabled = false;
   /** Finished calls `batchRecording` holds, and the timer that records them at the latest. */
   #held: HeldCall[] = [];
@@ -132,10 +136,25 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
 
   setMeterProvider(meterProvider: MeterProvider): void {
     this.flush(); // held calls belong to the provider they ended under
+    if (this.#ownMeter) {
+      this.#warnIfUnsupported();
+      return;
+    }
     this.#instruments = new CallInstruments(meterProvider.getMeter(INSTRUMENTATION_SCOPE, VERSION), () =>
       this.flush(),
     );
     this.#warnIfUnsupported();
+  }
+
+  /**
+   * What `register` does (see `OwnMeter`): the histograms are recorded into `meter`, each point under
+   * the stand-in of its attribute set from `sets`, and reach the SDK's readers through the producers
+   * made with them; the meter provider an SDK hands over is not used for them after this.
+   */
+  useOwnMeter(meter: Meter, sets: AttributeSets): void {
+    this.flush();
+    this.#ownMeter = true;
+    this.#instruments = new CallInstruments(meter, undefined, sets);
   }
 
   /**

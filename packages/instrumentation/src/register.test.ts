@@ -85,6 +85,17 @@ for (const [flag, app] of [
           'no explicit buckets for lanewatch',
         );
         assert.ok(metricsBody.includes('register-test'), 'service name from OTEL_SERVICE_NAME');
+        // register records into its own meter, each point under a stand-in for its attribute set
+        // (see own-meter.ts): every exported point has its attributes back, the stand-in none.
+        for (const attribute of [
+          '"lanewatch.lane"',
+          '"openai/gpt-test"',
+          '"lanewatch.outcome"',
+          '"gen_ai.token.type"',
+        ]) {
+          assert.ok(metricsBody.includes(attribute), `${attribute} on the points`);
+        }
+        assert.ok(!metricsBody.includes('lanewatch.set'), 'no point leaves with its stand-in');
         assert.ok(tracesBody.includes('lanewatch.first_text'), 'span with milestone events');
         assert.ok(!`${metricsBody}${tracesBody}`.includes(CANARY), 'no content, key or credential');
       } finally {
@@ -94,6 +105,38 @@ for (const [flag, app] of [
     });
   });
 }
+
+describe('register with OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE=delta', () => {
+  it("lanewatch's histograms are exported as deltas, as the application's own metrics are", async () => {
+    const provider = await startScriptedServer(() => chat());
+    const sink = await startOtlpSink();
+    try {
+      await runRegistered(provider.url, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: 'delta',
+        OTEL_NODE_RESOURCE_DETECTORS: 'env',
+      });
+      const metrics = sink.requests
+        .filter((r) => r.path === '/v1/metrics')
+        .flatMap((r) => JSON.parse(r.body.toString()).resourceMetrics)
+        .flatMap((rm: { scopeMetrics: Array<{ metrics: unknown[] }> }) => rm.scopeMetrics)
+        .flatMap((sm: { metrics: unknown[] }) => sm.metrics) as Array<{
+        name: string;
+        exponentialHistogram?: { aggregationTemporality: number };
+      }>;
+      const duration = metrics.find((m) => m.name === MILESTONE_METRIC.end);
+      assert.equal(
+        duration?.exponentialHistogram?.aggregationTemporality,
+        1,
+        'AGGREGATION_TEMPORALITY_DELTA',
+      );
+    } finally {
+      await provider.close();
+      await sink.close();
+    }
+  });
+});
 
 // OTEL_EXPORTER_OTLP_PROTOCOL=grpc, into the project's own collector (built from source, its OTLP
 // gRPC receiver), which hands what it got on to a sink as OTLP/JSON.
