@@ -43,8 +43,8 @@ export interface LanewatchInstrumentationConfig extends InstrumentationConfig {
   spans?: boolean;
   /**
    * Record finished calls in batches — up to 32 at once, at most 50 ms after the first of them
-   * ended — instead of one by one: the SDK's recording code then runs warm, and a call costs about
-   * 35 µs less CPU where calls end often. Every instant is the one measured; only the handing over
+   * ended — instead of one by one: the SDK's recording code then runs warm, and a call costs less
+   * CPU where calls end often. Every instant is the one measured; only the handing over
    * to the SDK waits. Held calls are recorded before every metric collection (periodic, `forceFlush`,
    * shutdown), by `flush()` and by `disable()`; `register` turns this on and flushes before its SDK
    * shuts down. With an SDK of your own, call `flush()` before shutting it down: spans of calls that
