@@ -72,8 +72,7 @@ export function startBenchSdk(
   const own = new OwnMeter(() => {
     for (const flush of flushes) flush();
   });
-  let reader: PeriodicExportingMetricReader | undefined;
-  reader = new PeriodicExportingMetricReader({
+  const reader: PeriodicExportingMetricReader = new PeriodicExportingMetricReader({
     exporter: dropMetrics,
     exportIntervalMillis: 60_000,
     metricProducers: [own.producerFor(() => reader)],

@@ -24,8 +24,7 @@ function applicationSdk(temporality = AggregationTemporality.CUMULATIVE, maxSets
     held = [];
   }, maxSets);
   const exporter = new InMemoryMetricExporter(temporality);
-  let reader: PeriodicExportingMetricReader | undefined;
-  reader = new PeriodicExportingMetricReader({
+  const reader: PeriodicExportingMetricReader = new PeriodicExportingMetricReader({
     exporter,
     exportIntervalMillis: 3_600_000,
     metricProducers: [own.producerFor(() => reader)],
@@ -38,7 +37,7 @@ function applicationSdk(temporality = AggregationTemporality.CUMULATIVE, maxSets
   const record = (value: number, attributes: Attributes) =>
     histogram.record(value, own.sets.standIn(attributes));
   const collect = async (): Promise<MetricData[]> => {
-    const { resourceMetrics, errors } = await (reader as PeriodicExportingMetricReader).collect();
+    const { resourceMetrics, errors } = await reader.collect();
     assert.deepEqual(errors, []);
     state.lastScopes = resourceMetrics.scopeMetrics;
     return resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics);

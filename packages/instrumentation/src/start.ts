@@ -245,8 +245,7 @@ export function metricReadersFromEnv(
         bounded.push(otlp);
         exporter = otlp;
       }
-      let reader: PeriodicExportingMetricReader | undefined;
-      reader = new PeriodicExportingMetricReader({
+      const reader: PeriodicExportingMetricReader = new PeriodicExportingMetricReader({
         exporter,
         exportIntervalMillis: interval,
         exportTimeoutMillis: timeout,
