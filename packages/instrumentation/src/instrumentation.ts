@@ -11,15 +11,17 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
+import type { MetricProducer } from '@opentelemetry/sdk-metrics';
 import { attemptFromContext } from './attempt-context.ts';
 import { CallRecord, outcomeOf } from './call-record.ts';
 import { CallInstruments, type CallResult, CallTargets, recordCall } from './call-telemetry.ts';
 import { type ChunkSink, PassThroughHandler, passThroughDispatch } from './dispatcher-pass-through.ts';
 import { classifyTransportError } from './error-type.ts';
+import { lanewatchViews } from './exponential-views.ts';
 import { type Format, selectFormat } from './formats/index.ts';
 import { LaneMap, type LaneMapInput, parseLaneMapEnv } from './lane-map.ts';
 import { INSTRUMENTATION_SCOPE } from './names.ts';
-import type { AttributeSets } from './own-meter.ts';
+import { type AttributeSets, OwnMeter, type ReaderChoices } from './own-meter.ts';
 import {
   type Endpoint,
   Endpoints,
@@ -105,6 +107,8 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
   #instruments = new CallInstruments(metrics.getMeter(INSTRUMENTATION_SCOPE, VERSION), () => this.flush());
   /** Set by `useOwnMeter`: the histograms go to lanewatch's own meter, not the SDK's. */
   #ownMeter = false;
+  /** Made by `metricProducer()`: the own meter it starts when the SDK hands over its provider. */
+  #own: OwnMeter | undefined;
   #enabled = false;
   /** Finished calls `batchRecording` holds, and the timer that records them at the latest. */
   #held: HeldCall[] = [];
@@ -136,6 +140,8 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
 
   setMeterProvider(meterProvider: MeterProvider): void {
     this.flush(); // held calls belong to the provider they ended under
+    if (this.#own !== undefined && !this.#ownMeter)
+      this.useOwnMeter(this.#own.meter(lanewatchViews()), this.#own.sets);
     if (this.#ownMeter) {
       this.#warnIfUnsupported();
       return;
@@ -144,6 +150,26 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
       this.flush(),
     );
     this.#warnIfUnsupported();
+  }
+
+  /**
+   * With an SDK of your own: a metric producer for one of its metric readers, so that lanewatch's
+   * histograms are recorded as `register` records them — each point under a stand-in for its
+   * attribute set, in a meter provider of lanewatch's own — and collected by that reader with each
+   * point's attributes back:
+   * `new PeriodicExportingMetricReader({ exporter, metricProducers: [lanewatch.metricProducer(exporter)] })`.
+   * `choices` (the reader's exporter, or the reader) sets the points' temporality and aggregation;
+   * lanewatch's histograms are exponential (`lanewatchViews()`) whatever it prefers. One per reader,
+   * all before the SDK starts: the own meter starts when the SDK hands over its meter provider.
+   */
+  metricProducer(choices?: ReaderChoices): MetricProducer {
+    if (this.#ownMeter) {
+      throw new Error(
+        'lanewatch: metricProducer() is called before the SDK starts (its meter provider was already handed over)',
+      );
+    }
+    this.#own ??= new OwnMeter(() => this.flush());
+    return this.#own.producerFor(() => choices);
   }
 
   /**

@@ -11,6 +11,7 @@ import {
   PeriodicExportingMetricReader,
   type ScopeMetrics,
 } from '@opentelemetry/sdk-metrics';
+import { type Script, sse, startHarness, startScriptedServer } from '../test/harness.ts';
 import { lanewatchViews } from './exponential-views.ts';
 import { INSTRUMENTATION_SCOPE } from './names.ts';
 import { OwnMeter, SET_ATTRIBUTE } from './own-meter.ts';
@@ -154,5 +155,75 @@ describe('OwnMeter: lanewatch’s histograms through the application SDK’s rea
       )?.scope,
       { name: INSTRUMENTATION_SCOPE, version: VERSION, schemaUrl: undefined },
     );
+  });
+});
+
+describe('LanewatchInstrumentation.metricProducer(): the own meter inside an SDK of your own', () => {
+  const chunk = (delta: object) => sse({ model: 'gpt-test', choices: [{ index: 0, delta }] });
+  const chat = (): Script => ({
+    headersAt: 2,
+    pieces: [
+      { at: 4, bytes: chunk({ role: 'assistant' }) },
+      { at: 6, bytes: chunk({ reasoning_content: 'thinking' }) },
+      { at: 8, bytes: chunk({ content: 'hi' }) },
+      { at: 10, bytes: sse({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } }) },
+      { at: 12, bytes: 'data: [DONE]\n\n' },
+    ],
+  });
+
+  /** Two calls (one streamed, one answered 429) recorded one way; every point as [name, attributes, count]. */
+  async function pointsRecorded(ownMeter: boolean, batchRecording = false): Promise<string[]> {
+    let call = 0;
+    const server = await startScriptedServer(() =>
+      call++ === 0 ? chat() : { status: 429, headersAt: 1, pieces: [] },
+    );
+    const h = startHarness({ batchRecording }, { ownMeter });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${server.url}/v1/chat/completions`, {
+          method: 'POST',
+          body: JSON.stringify({ model: 'gpt-test', stream: true }),
+        });
+        await res.text();
+      }
+      return (await h.collect())
+        .filter((m) => m.descriptor.name !== 'lanewatch.internal.flush')
+        .flatMap((m) =>
+          (m.dataPoints as Array<{ attributes: Attributes; value: unknown }>).map((p) =>
+            JSON.stringify([
+              m.descriptor.name,
+              m.dataPointType,
+              Object.entries(p.attributes).sort(([a], [b]) => a.localeCompare(b)),
+              (p.value as ExponentialHistogram).count,
+            ]),
+          ),
+        )
+        .sort();
+    } finally {
+      await h.shutdown();
+      await server.close();
+    }
+  }
+
+  it('exports exactly the points the SDK’s own meter would, each with its whole attribute set', async () => {
+    const viaSdk = await pointsRecorded(false);
+    // Batched: the calls are still held when the reader collects, which records them first.
+    const viaOwn = await pointsRecorded(true, true);
+    assert.ok(viaSdk.length >= 10, `every histogram of both calls is there:\n${viaSdk.join('\n')}`);
+    assert.ok(
+      viaSdk.some((p) => p.includes('"error.type","rate_limited"')),
+      'the failed call too',
+    );
+    assert.deepEqual(viaOwn, viaSdk);
+    assert.ok(viaOwn.every((p) => !p.includes(SET_ATTRIBUTE)));
+  });
+
+  it('is asked for before the SDK starts: afterwards it says so', () => {
+    const h = startHarness({}, { ownMeter: true });
+    try {
+      assert.throws(() => h.instrumentation.metricProducer(), /before the SDK starts/);
+    } finally {
+      void h.shutdown();
+    }
   });
 });

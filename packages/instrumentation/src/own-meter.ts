@@ -46,11 +46,16 @@ export class OwnMeter {
    * `reader()` returns that reader, whose temporality, aggregation and cardinality limit its points
    * follow. Every producer must be made before `meter()`.
    */
-  producerFor(reader: () => IMetricReader | undefined): MetricProducer {
+  producerFor(reader: () => ReaderChoices | undefined): MetricProducer {
     if (this.#meter !== undefined) throw new Error('OwnMeter: every producer is made before the meter');
     const following = new FollowingReader(reader);
     this.#readers.push(following);
-    return new RestoringProducer(following, this.sets, this.#beforeCollect);
+    return new RestoringProducer(following, this.sets, this.#beforeCollect, () => this.started);
+  }
+
+  /** Whether `meter()` was made: until then a producer collects nothing. */
+  get started(): boolean {
+    return this.#meter !== undefined;
   }
 
   /**
@@ -118,14 +123,22 @@ export class AttributeSets {
   }
 }
 
+/**
+ * What an application's reader chooses for the points it collects: an SDK metric reader, or the
+ * push exporter a periodic reader gets its choices from.
+ */
+export type ReaderChoices = Partial<
+  Pick<IMetricReader, 'selectAggregation' | 'selectAggregationTemporality' | 'selectCardinalityLimit'>
+>;
+
 /** A reader of the own provider that makes every choice as the application's reader does. */
 class FollowingReader extends MetricReader {
-  constructor(reader: () => IMetricReader | undefined) {
+  constructor(reader: () => ReaderChoices | undefined) {
     super({
-      aggregationSelector: (type) => reader()?.selectAggregation(type) ?? { type: AggregationType.DEFAULT },
+      aggregationSelector: (type) => reader()?.selectAggregation?.(type) ?? { type: AggregationType.DEFAULT },
       aggregationTemporalitySelector: (type) =>
-        reader()?.selectAggregationTemporality(type) ?? AggregationTemporality.CUMULATIVE,
-      cardinalitySelector: (type) => reader()?.selectCardinalityLimit(type) ?? MAX_SETS,
+        reader()?.selectAggregationTemporality?.(type) ?? AggregationTemporality.CUMULATIVE,
+      cardinalitySelector: (type) => reader()?.selectCardinalityLimit?.(type) ?? MAX_SETS,
     });
   }
 
@@ -138,14 +151,24 @@ class RestoringProducer implements MetricProducer {
   readonly #reader: FollowingReader;
   readonly #sets: AttributeSets;
   readonly #beforeCollect: () => void;
+  readonly #started: () => boolean;
 
-  constructor(reader: FollowingReader, sets: AttributeSets, beforeCollect: () => void) {
+  constructor(
+    reader: FollowingReader,
+    sets: AttributeSets,
+    beforeCollect: () => void,
+    started: () => boolean,
+  ) {
     this.#reader = reader;
     this.#sets = sets;
     this.#beforeCollect = beforeCollect;
+    this.#started = started;
   }
 
   async collect(options?: MetricCollectOptions): Promise<CollectionResult> {
+    // Before the meter is made nothing was recorded into it, and there is nothing to collect.
+    if (!this.#started())
+      return { resourceMetrics: { resource: emptyResource(), scopeMetrics: [] }, errors: [] };
     try {
       this.#beforeCollect();
     } catch {
@@ -155,7 +178,7 @@ class RestoringProducer implements MetricProducer {
     try {
       collected = await this.#reader.collect(options);
     } catch (error) {
-      // Not set up (no meter yet) or shut down: nothing of lanewatch's in this collection.
+      // Its reader was shut down: nothing of lanewatch's in this collection.
       return { resourceMetrics: { resource: emptyResource(), scopeMetrics: [] }, errors: [error] };
     }
     const { resourceMetrics, errors } = collected;

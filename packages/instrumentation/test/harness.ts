@@ -119,8 +119,15 @@ export interface Harness {
   shutdown(): Promise<void>;
 }
 
-/** Real SDK providers with in-memory exporters, exponential histograms, and an ALS context manager. */
-export function startHarness(config: LanewatchInstrumentationConfig = {}): Harness {
+/**
+ * Real SDK providers with in-memory exporters, exponential histograms, and an ALS context manager.
+ * With `ownMeter`, the reader collects lanewatch's histograms through `metricProducer()`, as
+ * `register` records them, instead of the SDK's meter recording them.
+ */
+export function startHarness(
+  config: LanewatchInstrumentationConfig = {},
+  { ownMeter = false }: { ownMeter?: boolean } = {},
+): Harness {
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
   const diagnostics: string[] = [];
@@ -135,18 +142,17 @@ export function startHarness(config: LanewatchInstrumentationConfig = {}): Harne
     spanProcessors: [new SimpleSpanProcessor({ exporter: spans })],
   });
   const metricExporter = new InMemoryMetricExporter(AggregationTemporality.DELTA);
-  const makeReader = () =>
-    new PeriodicExportingMetricReader({
-      exporter: metricExporter,
-      exportIntervalMillis: 3_600_000,
-      exportTimeoutMillis: 3_600_000,
-    });
-  const reader = makeReader();
+  const instrumentation = new LanewatchInstrumentation({ ...config, enabled: false });
+  const reader = new PeriodicExportingMetricReader({
+    exporter: metricExporter,
+    exportIntervalMillis: 3_600_000,
+    exportTimeoutMillis: 3_600_000,
+    metricProducers: ownMeter ? [instrumentation.metricProducer(metricExporter)] : [],
+  });
   const meterProvider = new MeterProvider({
     readers: [reader],
     views: lanewatchViews(),
   });
-  const instrumentation = new LanewatchInstrumentation({ ...config, enabled: false });
   instrumentation.setTracerProvider(tracerProvider);
   instrumentation.setMeterProvider(meterProvider);
   instrumentation.enable();
