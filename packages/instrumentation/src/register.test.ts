@@ -280,51 +280,57 @@ describe('register when telemetry cannot be delivered', () => {
 });
 
 describe('inside an existing NodeSDK with @opentelemetry/auto-instrumentations-node', () => {
-  it('one lanewatch span and one count per call, beside the HTTP spans', async () => {
-    const provider = await startScriptedServer(() => chat());
-    const sink = await startOtlpSink();
-    try {
-      const { stdout } = await run(process.execPath, [fixture('with-node-sdk.mjs')], {
-        env: {
-          ...process.env,
-          TARGET_URL: provider.url,
-          OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
-          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-          OTEL_METRICS_EXPORTER: 'otlp',
-          OTEL_NODE_RESOURCE_DETECTORS: 'env',
-        },
-        cwd: fileURLToPath(new URL('..', import.meta.url)),
-        timeout: 60_000,
-      });
-      assert.match(stdout, /done/);
-      const traces = sink.requests
-        .filter((r) => r.path === '/v1/traces')
-        .map((r) => JSON.parse(r.body.toString()));
-      const spans = traces.flatMap((t) =>
-        t.resourceSpans.flatMap((rs: { scopeSpans: Array<{ scope: { name: string }; spans: unknown[] }> }) =>
-          rs.scopeSpans.flatMap((ss) => ss.spans.map(() => ss.scope.name)),
-        ),
-      );
-      assert.equal(
-        spans.filter((s: string) => s === '@lanewatch/instrumentation').length,
-        3,
-        'one lanewatch span per call',
-      );
-      assert.ok(
-        spans.some((s: string) => s.includes('undici')),
-        'the auto-instrumentations made their HTTP spans',
-      );
-      const metrics = bodiesOf(sink, '/v1/metrics');
-      const counts = [
-        ...metrics.matchAll(/"name":"gen_ai\.client\.operation\.duration".*?"count":"?(\d+)"?/g),
-      ].map((m) => Number(m[1]));
-      assert.ok(counts.length > 0, 'duration exported');
-      assert.equal(counts.at(-1), 3, 'counted once per call');
-    } finally {
-      await provider.close();
-      await sink.close();
-    }
-  });
+  for (const producer of [false, true]) {
+    it(`one lanewatch span and one count per call, beside the HTTP spans${producer ? ' — its reader collecting lanewatch’s own meter (metricProducer), calls batched' : ''}`, async () => {
+      const provider = await startScriptedServer(() => chat());
+      const sink = await startOtlpSink();
+      try {
+        const { stdout } = await run(process.execPath, [fixture('with-node-sdk.mjs')], {
+          env: {
+            ...process.env,
+            LANEWATCH_FIXTURE_PRODUCER: producer ? '1' : '0',
+            TARGET_URL: provider.url,
+            OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+            OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+            OTEL_METRICS_EXPORTER: 'otlp',
+            OTEL_NODE_RESOURCE_DETECTORS: 'env',
+          },
+          cwd: fileURLToPath(new URL('..', import.meta.url)),
+          timeout: 60_000,
+        });
+        assert.match(stdout, /done/);
+        const traces = sink.requests
+          .filter((r) => r.path === '/v1/traces')
+          .map((r) => JSON.parse(r.body.toString()));
+        const spans = traces.flatMap((t) =>
+          t.resourceSpans.flatMap(
+            (rs: { scopeSpans: Array<{ scope: { name: string }; spans: unknown[] }> }) =>
+              rs.scopeSpans.flatMap((ss) => ss.spans.map(() => ss.scope.name)),
+          ),
+        );
+        assert.equal(
+          spans.filter((s: string) => s === '@lanewatch/instrumentation').length,
+          3,
+          'one lanewatch span per call',
+        );
+        assert.ok(
+          spans.some((s: string) => s.includes('undici')),
+          'the auto-instrumentations made their HTTP spans',
+        );
+        const metrics = bodiesOf(sink, '/v1/metrics');
+        const counts = [
+          ...metrics.matchAll(/"name":"gen_ai\.client\.operation\.duration".*?"count":"?(\d+)"?/g),
+        ].map((m) => Number(m[1]));
+        assert.ok(counts.length > 0, 'duration exported');
+        assert.equal(counts.at(-1), 3, 'counted once per call');
+        assert.ok(metrics.includes('"openai/gpt-test"'), 'the lane on the points');
+        assert.ok(!metrics.includes('lanewatch.set'), 'no point leaves with its stand-in');
+      } finally {
+        await provider.close();
+        await sink.close();
+      }
+    });
+  }
 });
 
 /** A Node older than lanewatch supports on this machine's PATH (the machine's own Node 20 here), if any. */
