@@ -158,7 +158,7 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
    * attribute set, in a meter provider of lanewatch's own — and collected by that reader with each
    * point's attributes back:
    * `new PeriodicExportingMetricReader({ exporter, metricProducers: [lanewatch.metricProducer(exporter)] })`.
-   * `choices` (the reader's exporter, or the reader) sets the points' temporality and aggregation;
+   * `choices` (the reader's exporter) sets the points' temporality and aggregation;
    * lanewatch's histograms are exponential (`lanewatchViews()`) whatever it prefers. One per reader,
    * all before the SDK starts: the own meter starts when the SDK hands over its meter provider.
    */
