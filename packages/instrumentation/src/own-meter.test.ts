@@ -218,12 +218,12 @@ describe('LanewatchInstrumentation.metricProducer(): the own meter inside an SDK
     assert.ok(viaOwn.every((p) => !p.includes(SET_ATTRIBUTE)));
   });
 
-  it('is asked for before the SDK starts: afterwards it says so', () => {
+  it('is asked for before the SDK starts: afterwards it says so', async () => {
     const h = startHarness({}, { ownMeter: true });
     try {
       assert.throws(() => h.instrumentation.metricProducer(), /before the SDK starts/);
     } finally {
-      void h.shutdown();
+      await h.shutdown();
     }
   });
 });
