@@ -38,7 +38,14 @@ describe('npm run bench', () => {
     else assert.match(stdout, /body chunks not countable/);
     const lanewatch = ['lanewatch', 'lanewatch-unbatched'];
     const bare = ['none', ...lanewatch, 'lanewatch-metrics', 'otel-undici', 'sdk-floor', 'lanewatch-no-sdk'];
-    const client = ['none', ...lanewatch, 'lanewatch-no-sdk', 'otel-undici', 'sdk-floor'];
+    const client = [
+      'none',
+      ...lanewatch,
+      'lanewatch-metrics',
+      'lanewatch-no-sdk',
+      'otel-undici',
+      'sdk-floor',
+    ];
     const sections: Array<[string, string[]]> = [
       ['concurrency 1', bare],
       ['concurrency 4', bare],

@@ -8,7 +8,7 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { ExitBoundedMetricExporter, ExitBoundedSpanExporter } from './exit-bounded-exporter.ts';
-import { metricReadersFromEnv, otlpProtocolFromEnv, traceExporterFromEnv } from './start.ts';
+import { metricReadersFromEnv, otlpProtocolFromEnv, spansFromEnv, traceExporterFromEnv } from './start.ts';
 
 /** Exporters that say which one got what, and with which timeout they were made. */
 function recorder() {
@@ -111,6 +111,26 @@ describe('OTLP settings from the environment', () => {
       ),
       'http/json',
     );
+  });
+
+  it('LANEWATCH_SPANS: false turns lanewatch’s spans off; unset, empty or true keeps them; a secret-looking value is not shown', () => {
+    const none = () => assert.fail('no warning expected');
+    for (const value of [undefined, '', ' ', 'true', 'TRUE']) {
+      assert.equal(spansFromEnv({ LANEWATCH_SPANS: value }, none), true, String(value));
+    }
+    assert.equal(spansFromEnv({ LANEWATCH_SPANS: ' False' }, none), false);
+    const said: string[] = [];
+    assert.equal(
+      spansFromEnv({ LANEWATCH_SPANS: 'sk-Secret-0123456789abcdef' }, (m) => said.push(m)),
+      true,
+    );
+    assert.equal(
+      spansFromEnv({ LANEWATCH_SPANS: 'Xy7Qk' }, (m) => said.push(m)),
+      true,
+    );
+    const unnamed =
+      "lanewatch: LANEWATCH_SPANS=(a value that is not a name) is not true or false; lanewatch's spans stay on until it is fixed";
+    assert.deepEqual(said, [unnamed, unnamed]);
   });
 
   it('names a protocol it does not know, and what to write instead, and goes on over http/protobuf', () => {

@@ -140,6 +140,55 @@ describe('register with OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE=delta'
 
 // OTEL_EXPORTER_OTLP_PROTOCOL=grpc, into the project's own collector (built from source, its OTLP
 // gRPC receiver), which hands what it got on to a sink as OTLP/JSON.
+describe('register with LANEWATCH_SPANS', () => {
+  const env = (sink: OtlpSink, spans: string) => ({
+    OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_NODE_RESOURCE_DETECTORS: 'env',
+    LANEWATCH_SPANS: spans,
+  });
+
+  it("false: lanewatch's histograms and the application's own span are exported, lanewatch's span is not", async () => {
+    const provider = await startScriptedServer(() => chat());
+    const sink = await startOtlpSink();
+    try {
+      const { stdout, stderr } = await runRegistered(provider.url, env(sink, ' FALSE '), {
+        app: 'traced-app.mjs',
+      });
+      assert.match(stdout, /^200 \d+/);
+      assert.equal(stderr, '');
+      const metrics = bodiesOf(sink, '/v1/metrics');
+      for (const name of Object.values(MILESTONE_METRIC))
+        assert.ok(metrics.includes(`"name":"${name}"`), name);
+      const traces = bodiesOf(sink, '/v1/traces');
+      assert.ok(traces.includes('"app-work"'), "the application's span is exported");
+      assert.ok(!traces.includes('lanewatch.'), `no lanewatch span:\n${traces}`);
+    } finally {
+      await provider.close();
+      await sink.close();
+    }
+  });
+
+  it('a value that is not true or false is named once on stderr, and the spans stay on', async () => {
+    const provider = await startScriptedServer(() => chat());
+    const sink = await startOtlpSink();
+    try {
+      const { stdout, stderr } = await runRegistered(provider.url, env(sink, 'off'), {
+        app: 'traced-app.mjs',
+      });
+      assert.match(stdout, /^200 \d+/);
+      assert.match(stderr, /LANEWATCH_SPANS="off" is not true or false; lanewatch's spans stay on/);
+      assert.equal(stderr.split('\n').filter(Boolean).length, 1, stderr);
+      const traces = bodiesOf(sink, '/v1/traces');
+      assert.ok(traces.includes('"app-work"'), "the application's span is exported");
+      assert.ok(traces.includes('lanewatch.first_text'), "lanewatch's span, with its milestones");
+    } finally {
+      await provider.close();
+      await sink.close();
+    }
+  });
+});
+
 describe('register over OTLP/gRPC, into the collector', () => {
   let sink: OtlpSink | undefined;
   let collector: Collector | undefined;

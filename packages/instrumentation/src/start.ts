@@ -52,6 +52,7 @@ export function startLanewatch(
     batchRecording: true,
     ...config,
     lanes: config.lanes ?? lanesFromEnv(env),
+    spans: config.spans ?? spansFromEnv(env),
   });
   const bounded: ExitBoundedExporters = [];
   // lanewatch's histograms go through a meter provider of its own, into the SDK's readers (see
@@ -97,6 +98,23 @@ function lanesFromEnv(env: NodeJS.ProcessEnv): LaneMapInput {
     process.stderr.write(`lanewatch: ${error.message}; lanes are named provider/model until it is fixed\n`);
     return [];
   }
+}
+
+/**
+ * `LANEWATCH_SPANS`: `false` leaves lanewatch's spans out (its histograms, all the processor reads,
+ * are still recorded) while the application's own tracing goes on. Unset, empty or `true`: spans.
+ * Anything else is reported once on stderr with what to write, and the spans stay on.
+ */
+export function spansFromEnv(env: NodeJS.ProcessEnv, warn: (message: string) => void = stderrOnce): boolean {
+  const value = env.LANEWATCH_SPANS?.trim();
+  const lower = value?.toLowerCase();
+  if (value === undefined || lower === '' || lower === 'true') return true;
+  if (lower === 'false') return false;
+  // Shown as written: `shown` keeps a mixed-case value, which may be a secret, out of the message.
+  warn(
+    `lanewatch: LANEWATCH_SPANS=${shown(value)} is not true or false; lanewatch's spans stay on until it is fixed`,
+  );
+  return true;
 }
 
 /** The exporters `register` made, told when the process is exiting. */
