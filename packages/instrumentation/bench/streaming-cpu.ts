@@ -33,6 +33,7 @@ const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 // BENCH_STEADY_WARMUP requests, then BENCH_CYCLES cycles of one block per mode.
 // A block is BENCH_BLOCK requests when that is set, else as many as take BENCH_BLOCK_SECONDS (2) of
 // wall time once warmed up (see bench-interleaved.ts: short blocks overstate every mode's cost).
+// 0 skips the steady state: fresh processes only (peak RSS, which only they show).
 const processes = Number(process.env.BENCH_PROCESSES ?? 2);
 const cycles = Number(process.env.BENCH_CYCLES ?? 4);
 const block = process.env.BENCH_BLOCK ?? `${process.env.BENCH_BLOCK_SECONDS ?? 2}s`;
@@ -175,15 +176,23 @@ async function measure(
     steady[mode].map((v, i) => v / (steady.none[i] as number)).sort((a, b) => a - b);
   const quantile = (xs: number[], q: number) =>
     xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] as number;
-  console.log(`${title} (steady state in blocks of ${blocks.join(', ')} requests)`);
+  console.log(
+    blocks.length > 0
+      ? `${title} (steady state in blocks of ${blocks.join(', ')} requests)`
+      : `${title} (fresh processes only: BENCH_PROCESSES=0)`,
+  );
   console.log(
     '                       steady state: CPU/request  middle half   fresh process: CPU/request  rounds       warm-up: CPU/request      peak RSS                 rounds',
   );
   for (const mode of modes) {
     const ratios = steadyRatios(mode);
+    const steadyColumns =
+      ratios.length === 0
+        ? `${'–'.padStart(9)}     ${'–'.padEnd(6)}  ${'–'.padEnd(10)}`
+        : `${fixed(median(steady[mode]), 6)} µs  ×${median(ratios).toFixed(3)}  ` +
+          `${`${quantile(ratios, 0.25).toFixed(2)}–${quantile(ratios, 0.75).toFixed(2)}`.padEnd(10)}`;
     console.log(
-      `  ${mode.padEnd(19)}  ${fixed(median(steady[mode]), 6)} µs  ×${median(ratios).toFixed(3)}  ` +
-        `${`${quantile(ratios, 0.25).toFixed(2)}–${quantile(ratios, 0.75).toFixed(2)}`.padEnd(10)}` +
+      `  ${mode.padEnd(19)}  ${steadyColumns}` +
         `   ${fixed(of(mode, 'cpuUsPerRequest'), 6)} µs  ${ratio(mode, 'cpuUsPerRequest')}  ${spread(mode)}` +
         `   ${fixed(of(mode, 'warmupCpuUsPerRequest'), 6)} µs  ${ratio(mode, 'warmupCpuUsPerRequest')}` +
         `     ${fixed(of(mode, 'maxRssKiB') / 1024, 6, 1)} MiB  ${ratio(mode, 'maxRssKiB')}  ${spread(mode, 'maxRssKiB')}`,

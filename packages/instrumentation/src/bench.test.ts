@@ -106,6 +106,30 @@ describe('npm run bench', () => {
   });
 });
 
+describe('npm run bench with BENCH_PROCESSES=0', () => {
+  it('skips the steady state and still prints every mode in fresh processes, peak RSS with it', async () => {
+    const { stdout } = await run(process.execPath, [...loader, bench], {
+      env: {
+        ...process.env,
+        BENCH_PROCESSES: '0',
+        BENCH_ROUNDS: '1',
+        BENCH_REQUESTS: '20',
+        BENCH_WARMUP: '20',
+        BENCH_CONCURRENCY: '2',
+      },
+      timeout: 240_000,
+    });
+    const section =
+      stdout.split('concurrency 2 (fresh processes only: BENCH_PROCESSES=0)\n')[1]?.split('loading')[0] ?? '';
+    for (const mode of ['none', 'lanewatch', 'sdk-floor']) {
+      const row = section.split('\n').find((line) => line.trim().split(/\s+/)[0] === mode);
+      assert.ok(row, `a row for ${mode}:\n${stdout}`);
+      assert.match(row, new RegExp(`^\\s+${mode}\\s+–\\s+–\\s+–\\s+[\\d.]+ µs\\s+×[\\d.]+`), row);
+      assert.match(row, /[\d.]+ MiB\s+×[\d.]+/, `${mode}: peak RSS (${row})`);
+    }
+  });
+});
+
 describe('the interleaved benchmark', () => {
   it('sizes its blocks by the seconds asked for, from the warm-up: ten times as long, several times the requests', async () => {
     const server = fork(fileURLToPath(new URL('../bench/bench-server.ts', import.meta.url)), {
