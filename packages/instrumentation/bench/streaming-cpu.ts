@@ -211,19 +211,12 @@ for (const concurrency of concurrencies) {
 }
 // The same calls made the way applications make them: through the official openai client, whose
 // own work (building the request, parsing every event into an object) is part of what a request
-// costs its process. `lanewatch-metrics` beside `lanewatch`: what the span costs such an application.
+// costs its process. Every mode, as bare: `lanewatch-metrics` beside `lanewatch` is what the span
+// costs such an application.
 for (const concurrency of concurrencies) {
   await measure(
     `through the openai client, concurrency ${concurrency}`,
-    [
-      'none',
-      'lanewatch',
-      'lanewatch-unbatched',
-      'lanewatch-metrics',
-      'lanewatch-no-sdk',
-      'otel-undici',
-      'sdk-floor',
-    ],
+    MODES,
     url,
     concurrency,
     'openai-sdk',
