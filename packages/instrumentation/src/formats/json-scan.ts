@@ -17,6 +17,7 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const LOWER_N = 0x6e; // null
 const LOWER_F = 0x66; // false
+const BACKSLASH = 0x5c;
 
 /**
  * The keys one detector asks about, compiled for `scanKeys`. Bit `i` of a mask stands for the `i`th
@@ -266,6 +267,187 @@ function nameStartingAt(
     }
   }
   return NOT_FOUND;
+}
+
+/** Where `soleKey` found its one name: the name's bit, its opening quote, and its value's first byte. */
+export interface KeyHit {
+  bit: number;
+  key: number;
+  value: number;
+}
+
+/**
+ * Whether exactly one occurrence of the names in `wanted` is in `json[start, end)`, counted as
+ * `scanKeys` counts them (a key with a value worth parsing, or a token); if so `hit` says where.
+ * Reads every window with one cursor, past the first occurrence: for an event `scanKeys` already
+ * found worth a look, where a `JSON.parse` is the alternative.
+ */
+export function soleKey(
+  json: Buffer,
+  start: number,
+  end: number,
+  keys: JsonKeys,
+  wanted: number,
+  hit: KeyHit,
+): boolean {
+  const compiled = keys as CompiledKeys;
+  if (wanted === 0) return false;
+  let table = compiled.skipTables.get(wanted);
+  if (table === undefined) {
+    table = skipTable(compiled.bytes, wanted);
+    compiled.skipTables.set(wanted, table);
+  }
+  const { window, steps } = table;
+  let found = 0;
+  for (let last = start + window - 1; last < end; ) {
+    const step = steps[json[last] as number] as number;
+    if (step >= VERIFY && json[last - window + 1] === QUOTE) {
+      const at = last - window + 1;
+      const bit = wantedNameAt(json, at, end, compiled, wanted);
+      if (bit !== -1) {
+        found += 1;
+        if (found > 1) return false;
+        hit.bit = bit;
+        hit.key = at;
+        hit.value = valueStart;
+      }
+    }
+    last += step & MAX_STEP;
+  }
+  return found === 1;
+}
+
+/** The value position `wantedNameAt` found last (a token's is the byte after it). */
+let valueStart = 0;
+
+/** The bit of the name in `wanted` that occurs at the quote `at` as `scanKeys` counts it, else -1. */
+function wantedNameAt(json: Buffer, at: number, end: number, keys: CompiledKeys, wanted: number): number {
+  let candidates = (keys.byFirstByte[json[at + 1] as number] as number) & wanted;
+  while (candidates !== 0) {
+    const bit = 31 - Math.clz32(candidates);
+    candidates &= ~(1 << bit);
+    const name = keys.bytes[bit] as Buffer;
+    if (!nameAt(json, at + 1, end, name)) continue;
+    if ((keys.tokenMask & (1 << bit)) !== 0) {
+      valueStart = at + 2 + name.length;
+      return bit;
+    }
+    const colon = skipWhitespace(json, at + 2 + name.length, end);
+    if (json[colon] !== COLON || colon >= end) continue;
+    const value = skipWhitespace(json, colon + 1, end);
+    if (!isWorthReading(json, value, end)) continue;
+    valueStart = value;
+    return bit;
+  }
+  return -1;
+}
+
+/** The closing quote of the JSON string opening at `open`, else -1. */
+function stringEnd(json: Buffer, open: number, end: number): number {
+  for (let i = open + 1; i < end; i += 1) {
+    const byte = json[i];
+    if (byte === BACKSLASH) i += 1;
+    else if (byte === QUOTE) return i;
+  }
+  return -1;
+}
+
+/**
+ * Whether `json[start, end)` is one object whose brackets and strings close exactly at its end — what
+ * a stream's event is, unless it was cut short. If so, `path` is filled with the containers open at
+ * `at` (before the byte there), outermost first: for each, where the key it is the value of starts
+ * (its opening quote), or -1 (the outermost object, an array's element).
+ */
+export function pathIn(json: Buffer, start: number, end: number, at: number, path: number[]): boolean {
+  const first = skipWhitespace(json, start, end);
+  let last = end - 1;
+  while (last > first && isWhitespace(json[last])) last -= 1;
+  if (json[first] !== OPEN_BRACE || json[last] !== CLOSE_BRACE) return false;
+  const open: number[] = [];
+  let string = -1; // the last string's opening quote, until something else comes
+  let key = -1; // a string followed by a colon: what the next value is the value of
+  path.length = 0;
+  for (let i = first; i <= last; i += 1) {
+    if (i === at) path.push(...open);
+    const byte = json[i];
+    if (byte === QUOTE) {
+      const close = stringEnd(json, i, last);
+      if (close === -1) return false;
+      string = i;
+      i = close;
+      continue;
+    }
+    if (byte === COLON) key = string;
+    else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      open.push(key);
+      key = -1;
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      open.pop();
+      // Closed before its last byte (something follows it), or more closed than opened.
+      if (open.length === 0 && i !== last) return false;
+    } else if (byte === 0x2c) key = -1;
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d && byte !== COLON) string = -1;
+  }
+  return open.length === 0;
+}
+
+/** Whether the key whose opening quote is at `at` is `"name"`. */
+export function keyIs(json: Buffer, at: number, name: Buffer): boolean {
+  return (
+    at >= 0 && json[at + name.length + 1] === QUOTE && bytesEqual(json, at + 1, at + 1 + name.length, name)
+  );
+}
+
+/**
+ * The member `name` of the object whose `{` is at `open`, when its value is a plain whole number
+ * (`0`, or up to 15 digits without a leading zero): undefined when the object has no such member,
+ * NaN when it has one of another kind, or twice, or the object does not close.
+ */
+export function integerMember(json: Buffer, open: number, end: number, name: Buffer): number | undefined {
+  let depth = 0;
+  let result: number | undefined;
+  for (let i = open; i < end; i += 1) {
+    const byte = json[i];
+    if (byte === QUOTE) {
+      const close = stringEnd(json, i, end);
+      if (close === -1) return Number.NaN;
+      if (depth === 1 && close - i - 1 === name.length && bytesEqual(json, i + 1, close, name)) {
+        const colon = skipWhitespace(json, close + 1, end);
+        if (json[colon] === COLON) {
+          if (result !== undefined) return Number.NaN;
+          result = plainInteger(json, skipWhitespace(json, colon + 1, end), end);
+          if (Number.isNaN(result)) return result;
+        }
+      }
+      i = close;
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth += 1;
+    else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      depth -= 1;
+      if (depth === 0) return result;
+    }
+  }
+  return Number.NaN;
+}
+
+/** `0` or a whole number of up to 15 digits without a leading zero, ended by `,`, `}` or a space; else NaN. */
+function plainInteger(json: Buffer, at: number, end: number): number {
+  let value = 0;
+  let i = at;
+  while (i < end && i - at < 16) {
+    const byte = json[i] as number;
+    if (byte < 0x30 || byte > 0x39) break;
+    value = value * 10 + (byte - 0x30);
+    i += 1;
+  }
+  const digits = i - at;
+  if (digits === 0 || digits > 15 || (digits > 1 && json[at] === 0x30)) return Number.NaN;
+  const next = json[i];
+  if (next !== 0x2c && next !== CLOSE_BRACE && !isWhitespace(next)) return Number.NaN;
+  return value;
+}
+
+function isWhitespace(byte: number | undefined): boolean {
+  return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
 }
 
 /** Whether `json[start, end)` is exactly the bytes of `literal`. */

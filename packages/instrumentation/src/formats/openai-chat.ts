@@ -2,13 +2,18 @@ import { Buffer } from 'node:buffer';
 import {
   arrayAt,
   bytesEqual,
+  integerMember,
   isNonEmptyString,
   isObject,
   type JsonObject,
   jsonKeys,
+  type KeyHit,
+  keyIs,
   objectAt,
   parseObject,
+  pathIn,
   scanKeys,
+  soleKey,
 } from './json-scan.ts';
 import { createSseParser } from './sse-parser.ts';
 import type { Format } from './stream-observer.ts';
@@ -80,6 +85,56 @@ function readDelta(delta: JsonObject, report: StreamReport): void {
   if (isNonEmptyString(objectAt(delta, 'function_call')?.arguments)) report.output('tool_call');
 }
 
+const CONTENT = KEYS.mask('content');
+const USAGE = KEYS.mask('usage');
+const CHOICES = Buffer.from('choices');
+const DELTA = Buffer.from('delta');
+const PROMPT_TOKENS = Buffer.from('prompt_tokens');
+const COMPLETION_TOKENS = Buffer.from('completion_tokens');
+const QUOTE = 0x22;
+const OPEN_BRACE = 0x7b;
+const HIT: KeyHit = { bit: -1, key: 0, value: 0 };
+const PATH: number[] = [];
+
+/**
+ * The two events of nearly every stream that are worth a look, read without `JSON.parse` (which
+ * costs several µs an event inside a busy process) when nothing else in them can matter — the one
+ * occurrence of a wanted name in the event (see `soleKey`), in a whole object:
+ * - a text delta: `choices[i].delta.content` a non-empty string: text, as `readChunk` finds it;
+ * - the usage report: a top-level `usage` object whose `prompt_tokens` and `completion_tokens` are
+ *   absent or plain whole numbers.
+ * Anything else (another name, a second occurrence, an event cut short, a number written otherwise)
+ * returns false, and the event is parsed.
+ */
+function readPlainly(
+  buffer: Buffer,
+  start: number,
+  end: number,
+  wanted: number,
+  report: StreamReport,
+): boolean {
+  if (!soleKey(buffer, start, end, KEYS, wanted, HIT)) return false;
+  const found = 1 << HIT.bit;
+  if (found === CONTENT) {
+    if (buffer[HIT.value] !== QUOTE || !pathIn(buffer, start, end, HIT.key, PATH)) return false;
+    // { "choices": [ { "delta": { "content"
+    if (PATH.length !== 4 || !keyIs(buffer, PATH[1] as number, CHOICES) || PATH[2] !== -1) return false;
+    if (!keyIs(buffer, PATH[3] as number, DELTA)) return false;
+    report.output('text');
+    return true;
+  }
+  if (found === USAGE) {
+    if (buffer[HIT.value] !== OPEN_BRACE || !pathIn(buffer, start, end, HIT.key, PATH)) return false;
+    if (PATH.length !== 1) return false;
+    const input = integerMember(buffer, HIT.value, end, PROMPT_TOKENS);
+    const output = integerMember(buffer, HIT.value, end, COMPLETION_TOKENS);
+    if (Number.isNaN(input) || Number.isNaN(output)) return false;
+    report.usage(input, output);
+    return true;
+  }
+  return false;
+}
+
 function readChunk(chunk: JsonObject, report: StreamReport): void {
   if (chunk.error !== undefined && chunk.error !== null) report.streamError(errorTypeOf(chunk.error));
   else if (chunk.object === 'error') report.streamError(chunk.type ?? chunk.code);
@@ -113,7 +168,9 @@ export const openaiChat: Format = {
           }
           // Only the kinds not seen yet, usage and errors can still change anything: after the first
           // text most chunks end here, after one pass over their bytes and no JSON.parse.
-          if (!scanKeys(buffer, start, end, KEYS, ALWAYS | report.unseen(KIND_KEYS))) return;
+          const wanted = ALWAYS | report.unseen(KIND_KEYS);
+          if (!scanKeys(buffer, start, end, KEYS, wanted)) return;
+          if (readPlainly(buffer, start, end, wanted, report)) return;
           const chunk = parseObject(buffer, start, end);
           if (chunk !== undefined) readChunk(chunk, report);
         },
@@ -123,4 +180,15 @@ export const openaiChat: Format = {
     );
     return { feed: parser.feed, end: parser.reset };
   },
+};
+
+/**
+ * For the test that holds `readPlainly` to `readChunk`: both readers, and what is wanted of an event
+ * before the first text and after it.
+ */
+export const openaiChatReaders = {
+  readPlainly,
+  readChunk,
+  wantedBeforeText: ALWAYS | KIND_KEYS.text | KIND_KEYS.reasoning | KIND_KEYS.tool_call,
+  wantedAfterText: ALWAYS,
 };
