@@ -37,16 +37,8 @@ describe('npm run bench', () => {
     if (bundledUndiciPublishesChunks()) assert.match(stdout, /50\.0 body chunks per request/);
     else assert.match(stdout, /body chunks not countable/);
     // Every mode on the streamed call, read bare and through the openai client alike.
-    const every = [
-      'none',
-      'lanewatch',
-      'lanewatch-unbatched',
-      'lanewatch-metrics',
-      'lanewatch-no-sdk',
-      'otel-undici',
-      'sdk-floor',
-    ];
-    const sections: Array<[string, string[]]> = [
+    const { MODES: every } = await import('../bench/bench-sdk.ts');
+    const sections: Array<[string, readonly string[]]> = [
       ['concurrency 1', every],
       ['concurrency 4', every],
       ['through the openai client, concurrency 1', every],
