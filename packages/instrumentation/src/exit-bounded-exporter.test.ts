@@ -8,7 +8,13 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { ExitBoundedMetricExporter, ExitBoundedSpanExporter } from './exit-bounded-exporter.ts';
-import { metricReadersFromEnv, otlpProtocolFromEnv, spansFromEnv, traceExporterFromEnv } from './start.ts';
+import {
+  exitTimeoutFromEnv,
+  metricReadersFromEnv,
+  otlpProtocolFromEnv,
+  spansFromEnv,
+  traceExporterFromEnv,
+} from './start.ts';
 
 /** Exporters that say which one got what, and with which timeout they were made. */
 function recorder() {
@@ -111,6 +117,47 @@ describe('OTLP settings from the environment', () => {
       ),
       'http/json',
     );
+  });
+
+  it('LANEWATCH_EXIT_TIMEOUT: milliseconds, never more than the OTLP timeout; a bad value is named, with what to write, and 2000 used', () => {
+    const none = () => assert.fail('no warning expected');
+    assert.equal(exitTimeoutFromEnv({}, 'METRICS', none), 2000);
+    assert.equal(exitTimeoutFromEnv({ LANEWATCH_EXIT_TIMEOUT: ' ' }, 'METRICS', none), 2000);
+    assert.equal(exitTimeoutFromEnv({ LANEWATCH_EXIT_TIMEOUT: ' 5000 ' }, 'TRACES', none), 5000);
+    assert.equal(
+      exitTimeoutFromEnv(
+        { LANEWATCH_EXIT_TIMEOUT: '5000', OTEL_EXPORTER_OTLP_TIMEOUT: '3000' },
+        'METRICS',
+        none,
+      ),
+      3000,
+    );
+    assert.equal(
+      exitTimeoutFromEnv(
+        {
+          LANEWATCH_EXIT_TIMEOUT: '5000',
+          OTEL_EXPORTER_OTLP_TIMEOUT: '3000',
+          OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '4000',
+        },
+        'TRACES',
+        none,
+      ),
+      4000,
+    );
+    const said: string[] = [];
+    for (const value of ['2s', '0', '-5', 'Bearer-Xy7Qk']) {
+      assert.equal(
+        exitTimeoutFromEnv({ LANEWATCH_EXIT_TIMEOUT: value }, 'METRICS', (m) => said.push(m)),
+        2000,
+        value,
+      );
+    }
+    assert.deepEqual(said, [
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="2s" is not a number of milliseconds above 0 (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="0" is not a number of milliseconds above 0 (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="-5" is not a number of milliseconds above 0 (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT=(a value that is not a name) is not a number of milliseconds above 0 (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+    ]);
   });
 
   it('LANEWATCH_SPANS: false turns lanewatch’s spans off; unset, empty or true keeps them; a secret-looking value is not shown', () => {

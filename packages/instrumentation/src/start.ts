@@ -123,8 +123,28 @@ type ExitBoundedExporters = Array<{ exiting(): void }>;
 /** Milliseconds the exports made while the process exits may take. */
 export const DEFAULT_EXIT_TIMEOUT_MS = 2000;
 
-function exitTimeoutFromEnv(env: NodeJS.ProcessEnv, signal: 'METRICS' | 'TRACES'): number {
-  const exit = positiveInt(env.LANEWATCH_EXIT_TIMEOUT, DEFAULT_EXIT_TIMEOUT_MS);
+/**
+ * The exit deadline of one signal's exports: `LANEWATCH_EXIT_TIMEOUT` (ms; 2000 when unset or empty),
+ * never more than the signal's OTLP timeout. A value that is not a positive number of milliseconds is
+ * reported once on stderr, with what to write, and the default is used.
+ */
+export function exitTimeoutFromEnv(
+  env: NodeJS.ProcessEnv,
+  signal: 'METRICS' | 'TRACES',
+  warn: (message: string) => void = stderrOnce,
+): number {
+  const value = env.LANEWATCH_EXIT_TIMEOUT?.trim();
+  let exit = DEFAULT_EXIT_TIMEOUT_MS;
+  if (value !== undefined && value !== '') {
+    exit = positiveInt(value, Number.NaN);
+    if (Number.isNaN(exit)) {
+      warn(
+        `lanewatch: LANEWATCH_EXIT_TIMEOUT=${shown(value)} is not a number of milliseconds above 0 (e.g. 2000); ` +
+          `exports made while the process exits get ${DEFAULT_EXIT_TIMEOUT_MS} ms until it is fixed`,
+      );
+      exit = DEFAULT_EXIT_TIMEOUT_MS;
+    }
+  }
   const configured = positiveInt(
     env[`OTEL_EXPORTER_OTLP_${signal}_TIMEOUT`] ?? env.OTEL_EXPORTER_OTLP_TIMEOUT,
     Number.POSITIVE_INFINITY,
