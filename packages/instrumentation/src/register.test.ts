@@ -189,6 +189,98 @@ describe('register with LANEWATCH_SPANS', () => {
   });
 });
 
+describe('register with the other OTEL_* settings of its README', () => {
+  it("each signal's own endpoint, used as given; OTEL_RESOURCE_ATTRIBUTES on the spans and the metrics", async () => {
+    const provider = await startScriptedServer(() => chat());
+    const metricsSink = await startOtlpSink();
+    const tracesSink = await startOtlpSink();
+    try {
+      const { stdout, stderr } = await runRegistered(provider.url, {
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `${metricsSink.url}/otlp/m`,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${tracesSink.url}/otlp/t`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=staging,team=payments',
+        OTEL_NODE_RESOURCE_DETECTORS: 'env',
+      });
+      assert.match(stdout, /^200 \d+/);
+      assert.equal(stderr, '');
+      assert.deepEqual(new Set(metricsSink.requests.map((r) => r.path)), new Set(['/otlp/m']));
+      assert.deepEqual(new Set(tracesSink.requests.map((r) => r.path)), new Set(['/otlp/t']));
+      const metrics = bodiesOf(metricsSink, '/otlp/m');
+      const traces = bodiesOf(tracesSink, '/otlp/t');
+      assert.ok(metrics.includes(`"name":"${MILESTONE_METRIC.first_text}"`));
+      assert.ok(traces.includes('lanewatch.first_text'));
+      for (const body of [metrics, traces]) {
+        assert.ok(body.includes('"deployment.environment.name"') && body.includes('"staging"'), body);
+        assert.ok(body.includes('"team"') && body.includes('"payments"'), body);
+      }
+    } finally {
+      await provider.close();
+      await metricsSink.close();
+      await tracesSink.close();
+    }
+  });
+
+  it("OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION=explicit_bucket_histogram: lanewatch's histograms come with explicit buckets", async () => {
+    const provider = await startScriptedServer(() => chat());
+    const sink = await startOtlpSink();
+    try {
+      await runRegistered(provider.url, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION: 'explicit_bucket_histogram',
+        OTEL_NODE_RESOURCE_DETECTORS: 'env',
+      });
+      const metrics = sink.requests
+        .filter((r) => r.path === '/v1/metrics')
+        .flatMap((r) => JSON.parse(r.body.toString()).resourceMetrics)
+        .flatMap((rm: { scopeMetrics: Array<{ metrics: unknown[] }> }) => rm.scopeMetrics)
+        .flatMap((sm: { metrics: unknown[] }) => sm.metrics) as Array<{
+        name: string;
+        histogram?: { dataPoints: Array<{ explicitBounds: number[] }> };
+        exponentialHistogram?: unknown;
+      }>;
+      for (const name of Object.values(MILESTONE_METRIC)) {
+        const metric = metrics.find((m) => m.name === name);
+        assert.ok(metric?.histogram, `${name} is an explicit-bucket histogram`);
+        assert.equal(metric.exponentialHistogram, undefined, name);
+        assert.ok((metric.histogram.dataPoints[0]?.explicitBounds.length ?? 0) > 0, `${name} has bounds`);
+      }
+    } finally {
+      await provider.close();
+      await sink.close();
+    }
+  });
+});
+
+describe('register with OTEL_SDK_DISABLED', () => {
+  it('true (in any case): nothing listens to requests or is exported, and the app runs as before', async () => {
+    const provider = await startScriptedServer(() => chat());
+    const sink = await startOtlpSink();
+    const env = (disabled: string) => ({
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_SDK_DISABLED: disabled,
+    });
+    try {
+      const off = await runRegistered(provider.url, env(' True '), { app: 'listening-app.mjs' });
+      assert.match(off.stdout, /^200 \d+\nlistening false\n$/);
+      assert.equal(off.stderr, '');
+      assert.deepEqual(
+        sink.requests.map((r) => r.path),
+        [],
+      );
+      // The same run with the SDK on listens and exports.
+      const on = await runRegistered(provider.url, env('false'), { app: 'listening-app.mjs' });
+      assert.match(on.stdout, /^200 \d+\nlistening true\n$/);
+      assert.ok(bodiesOf(sink, '/v1/metrics').includes(`"name":"${MILESTONE_METRIC.first_text}"`));
+    } finally {
+      await provider.close();
+      await sink.close();
+    }
+  });
+});
+
 describe('register over OTLP/gRPC, into the collector', () => {
   let sink: OtlpSink | undefined;
   let collector: Collector | undefined;
