@@ -73,6 +73,37 @@ describe('createSseParser', () => {
     );
   });
 
+  it('names every event as its `event` line decodes, however many names a stream uses and whatever they are (property)', () => {
+    // More names than a parser keeps, names that are prefixes of each other, names over its length
+    // limit, UTF-8 names and a byte that is not UTF-8: each event's type is its line, decoded.
+    const names: Buffer[] = [
+      ...Array.from({ length: 20 }, (_, i) => text(`name_${i}`)),
+      text('a'),
+      text('ab'),
+      text('abc'),
+      text('content_block_delta'),
+      text('content_block_deltA'),
+      text('x'.repeat(64)),
+      text('x'.repeat(65)),
+      text('événement'),
+      Buffer.from([0x61, 0x80, 0x62]),
+      // `é` is one character from two bytes; the lone byte 0xe9 (its code point) is not UTF-8.
+      text('é'),
+      Buffer.from([0xe9]),
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.nat(names.length - 1), { minLength: 1, maxLength: 60 }), (picks) => {
+        const body = Buffer.concat(
+          picks.flatMap((i) => [text('event: '), names[i] as Buffer, text('\ndata: {}\n\n')]),
+        );
+        assert.deepEqual(
+          parse([body]).events.map((e) => e.type),
+          picks.map((i) => (names[i] as Buffer).toString('utf8')),
+        );
+      }),
+    );
+  });
+
   it('keeps the last event ID across events and ignores an ID containing NUL', () => {
     const seen = parse([text('id: 5\ndata: a\n\ndata: b\n\nid: 6\u0000\ndata: c\n\n')]);
     assert.deepEqual(

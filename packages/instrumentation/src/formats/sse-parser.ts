@@ -64,6 +64,20 @@ const COLON = 0x3a;
 const SPACE = 0x20;
 const NUL = 0x00;
 const LF = 0x0a;
+/** Event names kept per stream, and the longest kept (see `eventName`). */
+const MAX_NAMES = 16;
+const MAX_NAME_BYTES = 64;
+
+function isAsciiOf(line: Buffer, start: number, name: string): boolean {
+  for (let i = 0; i < name.length; i += 1) if (line[start + i] !== name.charCodeAt(i)) return false;
+  return true;
+}
+
+function isAscii(line: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i += 1) if ((line[i] as number) >= 0x80) return false;
+  return true;
+}
+
 const DATA = Buffer.from('data');
 const EVENT = Buffer.from('event');
 const ID = Buffer.from('id');
@@ -114,6 +128,17 @@ export function createSseParser(callbacks: SseCallbacks, options?: SseParserOpti
     id: '',
     incomplete: false,
   };
+
+  // The event names this stream used: a stream has a handful, each on nearly every event, so each is
+  // decoded once and then matched byte by byte. ASCII names only (a byte is a character), a few.
+  const names: string[] = [];
+  function eventName(line: Buffer, start: number, end: number): string {
+    const length = end - start;
+    for (const name of names) if (name.length === length && isAsciiOf(line, start, name)) return name;
+    const name = line.toString('utf8', start, end);
+    if (names.length < MAX_NAMES && length <= MAX_NAME_BYTES && isAscii(line, start, end)) names.push(name);
+    return name;
+  }
 
   function clearEvent(): void {
     eventType = '';
@@ -219,7 +244,7 @@ export function createSseParser(callbacks: SseCallbacks, options?: SseParserOpti
     // U+000A LINE FEED (LF) character to the data buffer."
     if (fieldIs(line, start, colon, DATA)) appendData(line, valueStart, end, owned);
     // "If the field name is 'event': Set the event type buffer to field value."
-    else if (fieldIs(line, start, colon, EVENT)) eventType = line.toString('utf8', valueStart, end);
+    else if (fieldIs(line, start, colon, EVENT)) eventType = eventName(line, valueStart, end);
     // "If the field name is 'id': If the field value does not contain U+0000 NULL, then set the last
     // event ID buffer to the field value. Otherwise, ignore the field."
     else if (fieldIs(line, start, colon, ID)) {
