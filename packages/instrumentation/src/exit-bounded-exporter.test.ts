@@ -145,7 +145,7 @@ describe('OTLP settings from the environment', () => {
       4000,
     );
     const said: string[] = [];
-    for (const value of ['2s', '0', '-5', 'Bearer-Xy7Qk']) {
+    for (const value of ['2s', '0', '0.5', '-5', 'Bearer-Xy7Qk']) {
       assert.equal(
         exitTimeoutFromEnv({ LANEWATCH_EXIT_TIMEOUT: value }, 'METRICS', (m) => said.push(m)),
         2000,
@@ -153,10 +153,11 @@ describe('OTLP settings from the environment', () => {
       );
     }
     assert.deepEqual(said, [
-      'lanewatch: LANEWATCH_EXIT_TIMEOUT="2s" is not a number of milliseconds above 0 (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
-      'lanewatch: LANEWATCH_EXIT_TIMEOUT="0" is not a number of milliseconds above 0 (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
-      'lanewatch: LANEWATCH_EXIT_TIMEOUT="-5" is not a number of milliseconds above 0 (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
-      'lanewatch: LANEWATCH_EXIT_TIMEOUT=(a value that is not a name) is not a number of milliseconds above 0 (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="2s" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="0" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="0.5" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="-5" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT=(a value that is not a name) is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
     ]);
   });
 

@@ -125,7 +125,7 @@ export const DEFAULT_EXIT_TIMEOUT_MS = 2000;
 
 /**
  * The exit deadline of one signal's exports: `LANEWATCH_EXIT_TIMEOUT` (ms; 2000 when unset or empty),
- * never more than the signal's OTLP timeout. A value that is not a positive number of milliseconds is
+ * never more than the signal's OTLP timeout. A value that is not a whole number of milliseconds, 1 or more, is
  * reported once on stderr, with what to write, and the default is used.
  */
 export function exitTimeoutFromEnv(
@@ -137,9 +137,9 @@ export function exitTimeoutFromEnv(
   let exit = DEFAULT_EXIT_TIMEOUT_MS;
   if (value !== undefined && value !== '') {
     exit = positiveInt(value, Number.NaN);
-    if (Number.isNaN(exit)) {
+    if (!(exit >= 1)) {
       warn(
-        `lanewatch: LANEWATCH_EXIT_TIMEOUT=${shown(value)} is not a number of milliseconds above 0 (e.g. 2000); ` +
+        `lanewatch: LANEWATCH_EXIT_TIMEOUT=${shown(value)} is not a whole number of milliseconds, 1 or more (e.g. 2000); ` +
           `exports made while the process exits get ${DEFAULT_EXIT_TIMEOUT_MS} ms until it is fixed`,
       );
       exit = DEFAULT_EXIT_TIMEOUT_MS;
