@@ -132,6 +132,8 @@ describe('OTLP settings from the environment', () => {
       ),
       3000,
     );
+    // An OTLP timeout under 1 ms is not one: it does not cut the deadline to 0.
+    assert.equal(exitTimeoutFromEnv({ OTEL_EXPORTER_OTLP_TIMEOUT: '0.5' }, 'METRICS', none), 2000);
     assert.equal(
       exitTimeoutFromEnv(
         {

@@ -137,7 +137,7 @@ export function exitTimeoutFromEnv(
   let exit = DEFAULT_EXIT_TIMEOUT_MS;
   if (value !== undefined && value !== '') {
     exit = positiveInt(value, Number.NaN);
-    if (!(exit >= 1)) {
+    if (Number.isNaN(exit)) {
       warn(
         `lanewatch: LANEWATCH_EXIT_TIMEOUT=${shown(value)} is not a whole number of milliseconds, 1 or more (e.g. 2000); ` +
           `exports made while the process exits get ${DEFAULT_EXIT_TIMEOUT_MS} ms until it is fixed`,
@@ -293,7 +293,8 @@ export function metricReadersFromEnv(
     });
 }
 
+/** A whole number of 1 or more (a fraction rounded down), else `fallback`. */
 function positiveInt(value: string | undefined, fallback: number): number {
-  const n = value === undefined ? Number.NaN : Number(value);
-  return Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback;
+  const n = value === undefined ? Number.NaN : Math.floor(Number(value));
+  return Number.isFinite(n) && n >= 1 ? n : fallback;
 }
