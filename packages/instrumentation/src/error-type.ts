@@ -24,11 +24,27 @@ const CODE_TYPES: Readonly<Record<string, string>> = {
   HPE_INVALID_CHUNK_SIZE: 'protocol_error',
   UND_ERR_INFO: 'protocol_error',
   UND_ERR_RESPONSE_EXCEEDED_MAX_SIZE: 'response_too_large',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'tls_error',
+  // OpenSSL's certificate verification results (Node's `ERR_SSL_*` and `ERR_TLS_*` codes: below).
   CERT_HAS_EXPIRED: 'tls_error',
+  CERT_NOT_YET_VALID: 'tls_error',
+  CERT_REVOKED: 'tls_error',
+  CERT_UNTRUSTED: 'tls_error',
+  CERT_SIGNATURE_FAILURE: 'tls_error',
   DEPTH_ZERO_SELF_SIGNED_CERT: 'tls_error',
+  SELF_SIGNED_CERT_IN_CHAIN: 'tls_error',
+  UNABLE_TO_GET_ISSUER_CERT: 'tls_error',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'tls_error',
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'tls_error',
+  HOSTNAME_MISMATCH: 'tls_error',
+  // A socket-level protocol error: what a TLS handshake with a peer that does not speak TLS gave
+  // before Node named OpenSSL's reasons.
+  EPROTO: 'tls_error',
 };
+
+/** The type of a code not in `CODE_TYPES`: Node names every OpenSSL and TLS failure with these prefixes. */
+function typeByPrefix(code: string): string | undefined {
+  return code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') ? 'tls_error' : undefined;
+}
 
 export function classifyTransportError(error: unknown): TransportFailure {
   const e = (typeof error === 'object' && error !== null ? error : {}) as {
@@ -40,7 +56,10 @@ export function classifyTransportError(error: unknown): TransportFailure {
   const name = typeof e.name === 'string' ? e.name : undefined;
   if (code === 'UND_ERR_ABORTED' || name === 'AbortError') return { cancelled: true, type: 'cancelled' };
   if (name === 'TimeoutError') return { cancelled: false, type: 'timeout' };
-  if (code !== undefined && code in CODE_TYPES) return { cancelled: false, type: CODE_TYPES[code] as string };
+  if (code !== undefined) {
+    const type = Object.hasOwn(CODE_TYPES, code) ? CODE_TYPES[code] : typeByPrefix(code);
+    if (type !== undefined) return { cancelled: false, type };
+  }
   if (e.cause !== undefined && e.cause !== error) {
     const inner = classifyTransportError(e.cause);
     if (inner.type !== 'other') return inner;
