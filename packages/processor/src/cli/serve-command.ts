@@ -4,7 +4,7 @@ import { LanesFileError } from '../lanes-file/lanes-file-error.ts';
 import { createAggregationWindows } from '../server/aggregation-windows.ts';
 import { startProcessor } from '../server/processor.ts';
 import { errorClass } from '../store/lane-health-store.ts';
-import { openLaneHealthStore } from '../store/open-store.ts';
+import { openLaneHealthStore, shownStoreUrl } from '../store/open-store.ts';
 import { MetricsExportConfigError, metricsExportFromEnv, printableUrl } from '../telemetry/export-config.ts';
 import type { MetricsExportOptions } from '../telemetry/metrics-export.ts';
 import type { CliContext, Command } from './cli-context.ts';
@@ -44,7 +44,7 @@ export const serveCommand: Command = {
         // One line per change of failure, not one per evaluation round.
         const kind = errorClass(error);
         if (kind !== lastStoreError)
-          log(`store ${options.store.split('?')[0]}: ${kind}; serving from memory`);
+          log(`store ${shownStoreUrl(options.store)}: ${kind}; serving from memory`);
         lastStoreError = kind;
       },
     });

@@ -1,5 +1,5 @@
 import { DEFAULT_EVALUATION_CONFIG } from '../evaluation/evaluation-config.ts';
-import { DEFAULT_STORE_URL } from '../store/open-store.ts';
+import { DEFAULT_STORE_URL, storeUrlProblem } from '../store/open-store.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface ServeOptions {
@@ -135,9 +135,9 @@ function parseValue(kind: Kind, raw: string, source: string): number | string {
       return Number(raw);
     }
     case 'store': {
-      if (!/^(file:.+|redis:\/\/.*|rediss:\/\/.*|memory:)$/.test(raw)) {
-        throw bad('file:PATH, redis://host:6379 or memory:');
-      }
+      // Never echoed: a redis:// URL may carry a password.
+      const problem = storeUrlProblem(raw);
+      if (problem !== undefined) throw new UsageError(`${source} must be ${problem}`);
       return raw;
     }
     case 'string':

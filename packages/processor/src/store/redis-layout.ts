@@ -19,7 +19,7 @@ export const DEFAULT_REDIS_PREFIX = 'lanewatch';
 export function redisLayout(prefix: string = DEFAULT_REDIS_PREFIX): RedisLayout {
   if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(prefix)) {
     throw new TypeError(
-      `Redis prefix "${prefix}" must be 1–64 letters, digits, "_", ".", ":" or "-" (it becomes the {hash tag})`,
+      'a Redis ?prefix= must be 1–64 letters, digits, "_", ".", ":" or "-" (it becomes the {hash tag})',
     );
   }
   const tag = `{${prefix}}`;
