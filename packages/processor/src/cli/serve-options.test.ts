@@ -48,6 +48,11 @@ describe('lanewatch serve options', () => {
       [['--port'], {}, /^--port needs a value/],
       [['--otlp-endpoint', '127.0.0.1:4318'], {}, /^--otlp-endpoint must be an http:\/\/ or https:\/\/ URL/],
       [[], { LANEWATCH_OTLP_ENDPOINT: 'grpc://x' }, /^LANEWATCH_OTLP_ENDPOINT must be an http:\/\/ or https/],
+      [
+        ['--otlp-endpoint', 'ftp://user:pw-CANARY@host/?key=q-CANARY'],
+        {},
+        /^--otlp-endpoint must be an http:\/\/ or https:\/\/ URL, got a ftp: URL$/,
+      ],
     ];
     for (const [args, env, message] of cases) {
       assert.throws(

@@ -143,11 +143,15 @@ function parseValue(kind: Kind, raw: string, source: string): number | string {
     case 'string':
       if (raw === '') throw bad('a non-empty value');
       return raw;
-    case 'url':
-      if (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol)) {
-        throw bad('an http:// or https:// URL');
+    case 'url': {
+      // Not echoed: a URL may carry a user, a password or a key in its query.
+      const protocol = URL.canParse(raw) ? new URL(raw).protocol : undefined;
+      if (protocol === undefined || !/^https?:$/.test(protocol)) {
+        const got = protocol === undefined ? 'a value that is not a URL' : `a ${protocol} URL`;
+        throw new UsageError(`${source} must be an http:// or https:// URL, got ${got}`);
       }
       return raw;
+    }
   }
 }
 
