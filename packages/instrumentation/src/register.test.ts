@@ -20,6 +20,18 @@ const bodiesOf = (sink: { requests: readonly { path: string; body: Buffer }[] },
     .filter((r) => r.path === path)
     .map((r) => r.body.toString())
     .join('\n');
+/** Every metric the sink received over OTLP/JSON, as exported. */
+function metricsOf(sink: { requests: readonly { path: string; body: Buffer }[] }) {
+  return sink.requests
+    .filter((r) => r.path === '/v1/metrics')
+    .flatMap((r) => JSON.parse(r.body.toString()).resourceMetrics)
+    .flatMap((rm: { scopeMetrics: Array<{ metrics: unknown[] }> }) => rm.scopeMetrics)
+    .flatMap((sm: { metrics: unknown[] }) => sm.metrics) as Array<{
+    name: string;
+    histogram?: { dataPoints: Array<{ explicitBounds: number[] }> };
+    exponentialHistogram?: { aggregationTemporality: number };
+  }>;
+}
 const fixture = (name: string) => fileURLToPath(new URL(`../test/fixtures/${name}`, import.meta.url));
 const CANARY = 'CANARY-regist-41c2';
 
@@ -117,14 +129,7 @@ describe('register with OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE=delta'
         OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: 'delta',
         OTEL_NODE_RESOURCE_DETECTORS: 'env',
       });
-      const metrics = sink.requests
-        .filter((r) => r.path === '/v1/metrics')
-        .flatMap((r) => JSON.parse(r.body.toString()).resourceMetrics)
-        .flatMap((rm: { scopeMetrics: Array<{ metrics: unknown[] }> }) => rm.scopeMetrics)
-        .flatMap((sm: { metrics: unknown[] }) => sm.metrics) as Array<{
-        name: string;
-        exponentialHistogram?: { aggregationTemporality: number };
-      }>;
+      const metrics = metricsOf(sink);
       const duration = metrics.find((m) => m.name === MILESTONE_METRIC.end);
       assert.equal(
         duration?.exponentialHistogram?.aggregationTemporality,
@@ -231,15 +236,7 @@ describe('register with the other OTEL_* settings of its README', () => {
         OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION: 'explicit_bucket_histogram',
         OTEL_NODE_RESOURCE_DETECTORS: 'env',
       });
-      const metrics = sink.requests
-        .filter((r) => r.path === '/v1/metrics')
-        .flatMap((r) => JSON.parse(r.body.toString()).resourceMetrics)
-        .flatMap((rm: { scopeMetrics: Array<{ metrics: unknown[] }> }) => rm.scopeMetrics)
-        .flatMap((sm: { metrics: unknown[] }) => sm.metrics) as Array<{
-        name: string;
-        histogram?: { dataPoints: Array<{ explicitBounds: number[] }> };
-        exponentialHistogram?: unknown;
-      }>;
+      const metrics = metricsOf(sink);
       for (const name of Object.values(MILESTONE_METRIC)) {
         const metric = metrics.find((m) => m.name === name);
         assert.ok(metric?.histogram, `${name} is an explicit-bucket histogram`);

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -9,30 +7,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { LaneHealth } from '../evaluation/lane-health.ts';
 import { createLaneReader } from '../reader/lane-reader.ts';
 import type { LaneHealthDocument } from '../store/file-store.ts';
+import { freePort, waitUntil } from '../wait.test-helper.ts';
 import { serve } from './serve-in-process.test-helper.ts';
 
 // `lanewatch serve` in this process, driven by its flags and variables as the README's options table
 // documents them; each test reads back what a user would see: HTTP answers, records, output.
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 let dir: string;
 let lanesFile: string;
@@ -134,11 +113,11 @@ describe('lanewatch serve, as its README documents it', { concurrency: true }, (
       const url = await run.url();
       const updates = new Set<string>();
       // The default interval is 10 s: two rounds within 5 s come from --interval.
-      await waitFor('two evaluation rounds', async () => {
+      await waitUntil('two evaluation rounds', async () => {
         const response = await fetch(`${url}/v1/lanes/local`);
         if (response.status === 200) updates.add(((await response.json()) as LaneHealth).updated_at);
         else await response.arrayBuffer();
-        return updates.size >= 2 ? true : undefined;
+        return updates.size >= 2;
       });
       const health = (await (await fetch(`${url}/healthz`)).json()) as { last_evaluation_at: string | null };
       assert.notEqual(health.last_evaluation_at, null);
@@ -201,13 +180,11 @@ describe('lanewatch serve, as its README documents it', { concurrency: true }, (
 
   it('a store it cannot reach is named without its password or query', async () => {
     const PASSWORD = 'pw-CANARY-a41f';
-    const port = await closedPort();
+    const port = await freePort();
     const run = serve(['--store', `redis://lanewatch:${PASSWORD}@127.0.0.1:${port}/0?prefix=q-CANARY`]);
     try {
       await run.url();
-      await waitFor('the store failure line', async () =>
-        run.err.join('').includes('serving from memory') ? true : undefined,
-      );
+      await waitUntil('the store failure line', () => run.err.join('').includes('serving from memory'));
     } finally {
       assert.equal(await run.stop(), 0);
     }

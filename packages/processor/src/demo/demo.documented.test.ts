@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -10,6 +8,7 @@ import { runCli } from '../cli/run-cli.ts';
 import type { LaneHealth } from '../evaluation/lane-health.ts';
 import { killAll, lanewatch } from '../probe/cli-process.test-helper.ts';
 import type { LaneHealthDocument } from '../store/file-store.ts';
+import { freePort } from '../wait.test-helper.ts';
 import { DEMO_LANES } from './demo-lanes.ts';
 import type { DemoResult } from './demo-result.ts';
 
@@ -33,16 +32,6 @@ async function demo(args: readonly string[], env: Record<string, string> = {}) {
     stopRequested: new Promise((resolve) => setTimeout(resolve, 2000, 'SIGTERM').unref()),
   });
   return { code, out: out.join(''), err: err.join('') };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 const dirs: string[] = [];

@@ -8,6 +8,7 @@ import { DEFAULT_EVALUATION_CONFIG } from '../evaluation/evaluation-config.ts';
 import { createAggregationWindows } from '../server/aggregation-windows.ts';
 import { startProcessor } from '../server/processor.ts';
 import { createMemoryStore } from '../store/memory-store.ts';
+import { freePort } from '../wait.test-helper.ts';
 import { killAll, lanewatch } from './cli-process.test-helper.ts';
 import { PROVIDER_FORMATS } from './provider-request.ts';
 
@@ -44,16 +45,6 @@ function stream(): Script {
     ],
     usage: { inputTokens: 12, outputTokens: 5 },
   };
-}
-
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  probe.close();
-  await once(probe, 'close');
-  return port;
 }
 
 function assertNoContent(text: string): void {
@@ -242,7 +233,7 @@ describe('lanewatch probe when things go wrong', { concurrency: true }, () => {
   });
 
   it('a bad URL exits 2 with what to fix, and never echoes it', async () => {
-    const closed = await closedPort();
+    const closed = await freePort();
     const [notUrl, query, nobody, blocked] = await Promise.all(
       [
         ['--base-url', `nope ${KEY_CANARY}`],

@@ -7,19 +7,12 @@ import { exampleRecord } from '../evaluation/example-record.test-helper.ts';
 import type { LaneHealth } from '../evaluation/lane-health.ts';
 import { createLaneFeed } from '../feed/lane-feed.ts';
 import { createMemoryStore } from '../store/memory-store.ts';
+import { waitUntil } from '../wait.test-helper.ts';
 import { createLaneServer } from './lane-server.ts';
 import { startProcessor } from './processor.ts';
 
 // The HTTP table of the README: what /healthz reports about live-feed clients, what a stalled client
 // gets, and the 400 for a lane name that cannot be decoded.
-
-async function waitFor(what: string, condition: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 /** One record per lane and round, about 20 kB, the round in its last reason. */
 function recordsOf(base: Readonly<Record<string, LaneHealth>>, round: number): LaneHealth[] {
@@ -49,7 +42,7 @@ describe('the processor over HTTP', () => {
       assert.equal(await streams(), 1);
       controller.abort();
       await reader?.cancel().catch(() => undefined);
-      await waitFor('the stream to be counted out', async () => (await streams()) === 0);
+      await waitUntil('the stream to be counted out', async () => (await streams()) === 0);
     } finally {
       await processor.close();
     }
@@ -69,7 +62,7 @@ describe('the processor over HTTP', () => {
       await once(socket, 'connect');
       socket.write('GET /v1/lanes/stream HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
       socket.pause();
-      await waitFor('the stream to open', () => http.streams().length === 1);
+      await waitUntil('the stream to open', () => http.streams().length === 1);
       for (let round = 0; round < 400 && http.streams()[0]?.blocked !== true; round++) {
         feed.publish(recordsOf(base, round));
         await sleep(0);
@@ -80,7 +73,7 @@ describe('the processor over HTTP', () => {
       await sleep(200);
       assert.equal(http.streams().length, 1, 'still connected after 59 s');
       clock += 2_000;
-      await waitFor('the stalled client to be disconnected', () => http.streams().length === 0);
+      await waitUntil('the stalled client to be disconnected', () => http.streams().length === 0);
       const ended = once(socket, 'close');
       socket.resume();
       await ended;

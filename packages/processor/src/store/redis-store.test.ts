@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'redis';
 import { exampleRecord } from '../evaluation/example-record.test-helper.ts';
 import type { LaneHealth } from '../evaluation/lane-health.ts';
+import { freePort } from '../wait.test-helper.ts';
 import { redisLayout } from './redis-layout.ts';
 import { createRedisStore } from './redis-store.ts';
 
@@ -189,14 +189,3 @@ describe('redis store', { skip: !available && !REQUIRE ? `no Redis at ${REDIS_UR
     }
   });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}

@@ -2,17 +2,17 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { connect as connectTcp, createServer as createTcpServer } from 'node:net';
+import { connect as connectTcp } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer as createTlsServer } from 'node:tls';
 import { createClient } from 'redis';
 import { serve } from '../cli/serve-in-process.test-helper.ts';
 import { exampleRecord } from '../evaluation/example-record.test-helper.ts';
 import { killAll, lanewatch } from '../probe/cli-process.test-helper.ts';
 import { createLaneReader } from '../reader/lane-reader.ts';
+import { freePort, waitUntil } from '../wait.test-helper.ts';
 import { redisLayout } from './redis-layout.ts';
 import { createRedisStore } from './redis-store.ts';
 
@@ -33,24 +33,6 @@ async function redisAvailable(): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-async function waitFor(what: string, condition: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createTcpServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 const available = await redisAvailable();
@@ -187,9 +169,10 @@ describe('redis store URLs', {
     await raw.connect();
     let done: Awaited<typeof run.finished>;
     try {
-      await waitFor(
+      await waitUntil(
         'the lane written through TLS',
         async () => (await raw.exists(redisLayout(prefix).laneKey(LANE))) === 1,
+        10_000,
       );
       assert.ok(secure > 0, 'a TLS connection reached the front');
     } finally {
@@ -218,20 +201,24 @@ describe('redis store URLs', {
         ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
         { stdio: 'ignore' },
       );
-      await waitFor('redis-server', async () => {
-        const probe = createClient({
-          url: `redis://127.0.0.1:${port}`,
-          socket: { reconnectStrategy: false },
-        });
-        probe.on('error', () => undefined);
-        try {
-          await probe.connect();
-          await probe.close();
-          return true;
-        } catch {
-          return false;
-        }
-      });
+      await waitUntil(
+        'redis-server',
+        async () => {
+          const probe = createClient({
+            url: `redis://127.0.0.1:${port}`,
+            socket: { reconnectStrategy: false },
+          });
+          probe.on('error', () => undefined);
+          try {
+            await probe.connect();
+            await probe.close();
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        10_000,
+      );
       return child;
     };
     let server = await start();
@@ -251,9 +238,10 @@ describe('redis store URLs', {
       await raw.connect();
       const index = redisLayout('reader').indexKey;
       // Either the reader reconnects and finds nothing, or it put its lanes back.
-      await waitFor(
+      await waitUntil(
         'the reader back on the empty Redis',
         async () => (await reader.lanes()).length === 0 || (await raw.exists(index)) === 1,
+        10_000,
       );
       assert.equal(await raw.exists(index), 0, 'the reader wrote its lanes back');
       assert.deepEqual(await raw.keys('{reader}*'), []);
