@@ -117,9 +117,10 @@ function errorRatioPanel() {
       'Errors (outcome="error": HTTP ≥ 400, network failures, in-stream errors) and 429s (error.type="rate_limited") ' +
       'as a share of all calls. Cancelled calls are not errors.',
     unit: 'percentunit',
+    // A lane with no error (or no 429) yet has no series to divide: `or … * 0` makes it 0 %, not absent.
     targets: [
-      { expr: `${errors} / ${all}`, legend: `{{${LABEL.lane}}} errors` },
-      { expr: `${limited} / ${all}`, legend: `{{${LABEL.lane}}} 429` },
+      { expr: `(${errors} or ${all} * 0) / ${all}`, legend: `{{${LABEL.lane}}} errors` },
+      { expr: `(${limited} or ${all} * 0) / ${all}`, legend: `{{${LABEL.lane}}} 429` },
     ],
   });
 }
