@@ -72,8 +72,6 @@ export const SPAN_ATTR = {
   diagnosis: 'lanewatch.diagnosis',
   format: 'lanewatch.format',
   serverPort: 'server.port',
-  urlPath: 'url.path',
-  method: 'http.request.method',
   outputTokensPerSecond: 'lanewatch.output_tokens_per_second',
 } as const;
 
