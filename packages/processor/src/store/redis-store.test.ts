@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -7,6 +7,7 @@ import { createClient } from 'redis';
 import { exampleRecord } from '../evaluation/example-record.test-helper.ts';
 import type { LaneHealth } from '../evaluation/lane-health.ts';
 import { freePort } from '../wait.test-helper.ts';
+import { startPrivateRedis } from './private-redis.test-helper.ts';
 import { redisLayout } from './redis-layout.ts';
 import { createRedisStore } from './redis-store.ts';
 
@@ -125,30 +126,7 @@ describe('redis store', { skip: !available && !REQUIRE ? `no Redis at ${REDIS_UR
       return;
     }
     const port = await freePort();
-    const start = async (): Promise<ChildProcess> => {
-      const child = spawn(
-        binary,
-        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-        {
-          stdio: 'ignore',
-        },
-      );
-      await waitFor(async () => {
-        const probe = createClient({
-          url: `redis://127.0.0.1:${port}`,
-          socket: { reconnectStrategy: false },
-        });
-        probe.on('error', () => undefined);
-        try {
-          await probe.connect();
-          await probe.close();
-          return true;
-        } catch {
-          return false;
-        }
-      });
-      return child;
-    };
+    const start = () => startPrivateRedis(port);
     let server = await start();
     const url = `redis://127.0.0.1:${port}?prefix=restart`;
     const store = await createRedisStore({ url });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect as connectTcp } from 'node:net';
@@ -13,6 +13,7 @@ import { exampleRecord } from '../evaluation/example-record.test-helper.ts';
 import { killAll, lanewatch } from '../probe/cli-process.test-helper.ts';
 import { createLaneReader } from '../reader/lane-reader.ts';
 import { freePort, waitUntil } from '../wait.test-helper.ts';
+import { startPrivateRedis } from './private-redis.test-helper.ts';
 import { redisLayout } from './redis-layout.ts';
 import { createRedisStore } from './redis-store.ts';
 
@@ -195,32 +196,7 @@ describe('redis store URLs', {
     const url = `redis://127.0.0.1:${port}?prefix=reader`;
     const raw = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: () => 50 } });
     raw.on('error', () => undefined);
-    const start = async (): Promise<ChildProcess> => {
-      const child = spawn(
-        'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-        { stdio: 'ignore' },
-      );
-      await waitUntil(
-        'redis-server',
-        async () => {
-          const probe = createClient({
-            url: `redis://127.0.0.1:${port}`,
-            socket: { reconnectStrategy: false },
-          });
-          probe.on('error', () => undefined);
-          try {
-            await probe.connect();
-            await probe.close();
-            return true;
-          } catch {
-            return false;
-          }
-        },
-        10_000,
-      );
-      return child;
-    };
+    const start = () => startPrivateRedis(port);
     let server = await start();
     const reader = await createLaneReader(url);
     try {
