@@ -1,4 +1,4 @@
-import { OTHER } from './names.ts';
+import { IDENTIFIER, OTHER } from './names.ts';
 
 /**
  * Keeps an attribute's cardinality bounded: the first `cap` distinct values pass, later new ones
@@ -20,5 +20,3 @@ export class BoundedValues {
     return value;
   }
 }
-
-const IDENTIFIER = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$/;

@@ -1,3 +1,5 @@
+import { isLaneName, LANE_NAME_RULE } from './names.ts';
+
 /**
  * Lanes by URL: a configured name for every request whose origin matches and whose path starts
  * with the prefix's path (at a segment boundary). The longest prefix wins.
@@ -55,10 +57,8 @@ export class LaneMap {
 
 function compile(route: LaneRoute, index: number): CompiledRoute {
   const where = `lane map entry ${index + 1} ("${route.lane}")`;
-  if (typeof route.lane !== 'string' || !/^[A-Za-z0-9_.:/-]{1,64}$/.test(route.lane)) {
-    throw new LaneConfigError(
-      `${where}: the lane name must be 1–64 characters of letters, digits, "_", ".", ":", "/" or "-"`,
-    );
+  if (!isLaneName(route.lane)) {
+    throw new LaneConfigError(`${where}: the lane name must be ${LANE_NAME_RULE}`);
   }
   let url: URL;
   try {

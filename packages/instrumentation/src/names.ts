@@ -105,3 +105,22 @@ export type Diagnosis = (typeof DIAGNOSES)[number];
 export const OTHER = 'other';
 
 export const INSTRUMENTATION_SCOPE = '@lanewatch/instrumentation';
+
+/**
+ * What an attribute value lanewatch takes from a request or a stream must look like to be kept
+ * (anything else is folded into `other`), and so what a lane name must look like.
+ */
+export const IDENTIFIER = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$/;
+
+/** The rule `isLaneName` applies, as error messages say it. */
+export const LANE_NAME_RULE =
+  '1–128 letters, digits, "_", ".", ":", "/", "@", "+" or "-", starting with a letter or digit';
+
+/**
+ * Whether `name` can name a lane: what the lane map, the processor's lanes file and its probe
+ * accept, and what every `provider/model` lane is (Vertex AI's `claude-sonnet-4@20250514` included).
+ * A lane named otherwise would be folded into `other` on every point.
+ */
+export function isLaneName(name: unknown): name is string {
+  return typeof name === 'string' && IDENTIFIER.test(name);
+}

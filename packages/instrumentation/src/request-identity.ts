@@ -27,7 +27,7 @@ export interface Endpoint {
   readonly provider: string;
   /** From the lane map; `undefined` means "provider/model", decided when the model is known. */
   readonly configuredLane: string | undefined;
-  /** The model named in the URL path (Gemini), if any. */
+  /** The model named in the URL path (Gemini, Vertex AI, an Azure OpenAI deployment), if any. */
   readonly pathModel: string | undefined;
   /** The path without its query, which decides the response's format. */
   readonly path: string;
@@ -36,7 +36,7 @@ export interface Endpoint {
 /** Who and what a request is, without its content. Decided once, when undici creates the request. */
 export interface RequestIdentity {
   readonly endpoint: Endpoint;
-  /** The model named in the URL (Gemini); otherwise found in the request body as it is sent. */
+  /** The model named in the URL (see `Endpoint.pathModel`); otherwise found in the request body as it is sent. */
   model: string | undefined;
   /** `x-stainless-retry-count` + 1, when an SDK sent it. */
   readonly headerAttempt: number | undefined;
@@ -49,9 +49,13 @@ const CONTENT_LENGTH = 'content-length';
 const KNOWN_HOSTS: ReadonlyArray<readonly [RegExp, string]> = [
   [/(^|\.)api\.openai\.com$/, 'openai'],
   [/\.openai\.azure\.com$/, 'azure.ai.openai'],
+  [/\.cognitiveservices\.azure\.com$/, 'azure.ai.openai'],
+  [/\.services\.ai\.azure\.com$/, 'azure.ai.inference'],
+  [/^bedrock-runtime(-fips)?\.[a-z0-9-]+\.amazonaws\.com$/, 'aws.bedrock'],
   [/(^|\.)api\.anthropic\.com$/, 'anthropic'],
   [/^generativelanguage\.googleapis\.com$/, 'gcp.gemini'],
   [/aiplatform\.googleapis\.com$/, 'gcp.vertex_ai'],
+  [/^aiplatform\.[a-z0-9-]+\.rep\.googleapis\.com$/, 'gcp.vertex_ai'], // multi-region `us`, `eu`
   [/(^|\.)api\.deepseek\.com$/, 'deepseek'],
   [/(^|\.)api\.groq\.com$/, 'groq'],
   [/(^|\.)api\.mistral\.ai$/, 'mistral_ai'],
@@ -75,7 +79,38 @@ export function pathFamilyOf(path: string): PathFamily | undefined {
   if (path.endsWith('/v1/messages')) return 'anthropic_messages';
   if (path.includes(':streamGenerateContent') || path.includes(':generateContent')) return 'gemini';
   if (path.endsWith('/api/chat') || path.endsWith('/api/generate')) return 'ollama';
-  return undefined;
+  return vertexPartnerOf(path)?.family;
+}
+
+/**
+ * Vertex AI's partner models answer at `…/publishers/{publisher}/models/{model}:streamRawPredict`
+ * (`:rawPredict` without streaming) in their maker's own wire format: Anthropic's Messages, Mistral's
+ * Chat Completions. The model is named in the path only (Anthropic's Vertex client takes it out of
+ * the body).
+ */
+const VERTEX_PARTNER =
+  /\/publishers\/(anthropic|mistralai)\/models\/([^/:]{1,128}):(?:streamRawPredict|rawPredict)$/;
+const PARTNER_FAMILY: Readonly<Record<string, PathFamily>> = {
+  anthropic: 'anthropic_messages',
+  mistralai: 'openai_chat',
+};
+
+/** The family and model of a Vertex AI partner-model path, if `path` is one. */
+export function vertexPartnerOf(path: string): { family: PathFamily; model: string } | undefined {
+  if (!path.endsWith('Predict')) return undefined;
+  const m = VERTEX_PARTNER.exec(path);
+  const family = m === null ? undefined : PARTNER_FAMILY[m[1] as string];
+  return family === undefined ? undefined : { family, model: m?.[2] as string };
+}
+
+/** Azure OpenAI names the deployment, not the model, in the path; the body may name no model at all. */
+const AZURE_DEPLOYMENT = /\/openai\/deployments\/([A-Za-z0-9._-]{1,128})\/chat\/completions$/;
+
+/** The model a path names: Gemini's and Vertex AI's `models/{model}:…`, an Azure OpenAI deployment. */
+function pathModelOf(family: PathFamily | undefined, path: string): string | undefined {
+  if (family === 'gemini') return geminiModelOf(path);
+  if (family === 'openai_chat' && path.includes('/deployments/')) return AZURE_DEPLOYMENT.exec(path)?.[1];
+  return vertexPartnerOf(path)?.model;
 }
 
 function operationOf(family: PathFamily | undefined, path: string): string {
@@ -134,7 +169,7 @@ function endpointOf(rawOrigin: string, rawPath: string, lanes: LaneMap): Endpoin
     provider:
       server.knownProvider ?? (family ? FAMILY_PROVIDER[family] : port === 11434 ? 'ollama' : 'unknown'),
     configuredLane: lanes.size > 0 ? lanes.laneOf(origin, path) : undefined,
-    pathModel: family === 'gemini' ? geminiModelOf(path) : undefined,
+    pathModel: family === undefined ? undefined : pathModelOf(family, path),
     path,
   };
 }

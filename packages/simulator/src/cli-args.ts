@@ -24,6 +24,7 @@ export const USAGE = `Usage: lanewatch-simulator [options] PROFILE[:PORT] ...
 Starts one local provider server per lane. Each speaks every wire format by path:
   /v1/chat/completions  /v1/responses  /v1/messages
   /v1beta/models/MODEL:streamGenerateContent?alt=sse  /api/chat  /api/generate
+  .../publishers/anthropic/models/MODEL:streamRawPredict  (Vertex AI; mistralai too)
 
 Options:
   --seed TEXT          base seed (default: none; each lane is seeded by its profile name)

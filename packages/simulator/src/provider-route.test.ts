@@ -25,6 +25,26 @@ describe('routeOf', () => {
     });
   });
 
+  test("Vertex AI's partner models: their maker's format, the model and streaming from the path", () => {
+    const base = '/v1/projects/p/locations/us-east5/publishers';
+    assert.deepEqual(routeOf('POST', `${base}/anthropic/models/claude-sonnet-4@20250514:streamRawPredict`), {
+      format: 'anthropic',
+      model: 'claude-sonnet-4@20250514',
+      stream: true,
+    });
+    assert.deepEqual(routeOf('POST', `${base}/anthropic/models/claude-sonnet-4@20250514:rawPredict`), {
+      format: 'anthropic',
+      model: 'claude-sonnet-4@20250514',
+      stream: false,
+    });
+    assert.deepEqual(routeOf('POST', `${base}/mistralai/models/mistral-large-2411:streamRawPredict`), {
+      format: 'openai-chat',
+      model: 'mistral-large-2411',
+      stream: true,
+    });
+    assert.equal(routeOf('POST', `${base}/meta/models/llama:streamRawPredict`), undefined);
+  });
+
   test('anything else is not a provider API', () => {
     assert.equal(routeOf('GET', '/v1/chat/completions'), undefined);
     assert.equal(routeOf('POST', '/v1/embeddings'), undefined);

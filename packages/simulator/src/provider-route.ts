@@ -9,15 +9,23 @@ export interface ProviderRoute {
   readonly format: WireFormat;
   /** Ollama: which endpoint. */
   readonly endpoint?: 'chat' | 'generate';
-  /** Gemini names the model in the path. */
+  /** Gemini and Vertex AI's partner models name the model in the path. */
   readonly model?: string;
-  /** Gemini decides streaming by the method name (`streamGenerateContent` vs `generateContent`). */
+  /**
+   * Gemini and Vertex AI decide streaming by the method name (`streamGenerateContent` vs
+   * `generateContent`, `streamRawPredict` vs `rawPredict`).
+   */
   readonly stream?: boolean;
   /** Gemini streams SSE only with `alt=sse`; without it the API streams a JSON array. */
   readonly sse?: boolean;
 }
 
 const GEMINI = /\/models\/([^/:]+):(streamGenerateContent|generateContent)$/;
+/**
+ * Vertex AI's partner models, each in its maker's wire format: Anthropic's Messages and Mistral's
+ * Chat Completions at `…/publishers/{publisher}/models/{model}:streamRawPredict`.
+ */
+const VERTEX_PARTNER = /\/publishers\/(anthropic|mistralai)\/models\/([^/:]+):(streamRawPredict|rawPredict)$/;
 
 export function routeOf(method: string, url: string): ProviderRoute | undefined {
   if (method !== 'POST') return undefined;
@@ -28,6 +36,14 @@ export function routeOf(method: string, url: string): ProviderRoute | undefined 
   if (path.endsWith('/messages')) return { format: 'anthropic' };
   if (path.endsWith('/api/chat')) return { format: 'ollama', endpoint: 'chat' };
   if (path.endsWith('/api/generate')) return { format: 'ollama', endpoint: 'generate' };
+  const partner = VERTEX_PARTNER.exec(path);
+  if (partner) {
+    return {
+      format: partner[1] === 'anthropic' ? 'anthropic' : 'openai-chat',
+      model: decodeURIComponent(partner[2] ?? ''),
+      stream: partner[3] === 'streamRawPredict',
+    };
+  }
   const gemini = GEMINI.exec(path);
   if (gemini) {
     const params = new URLSearchParams(query === -1 ? '' : url.slice(query + 1));
@@ -49,4 +65,8 @@ export const ENDPOINT_PATHS: Readonly<Record<string, string>> = {
   gemini: '/v1beta/models/{model}:streamGenerateContent?alt=sse',
   'ollama-chat': '/api/chat',
   'ollama-generate': '/api/generate',
+  'vertex-anthropic':
+    '/v1/projects/{project}/locations/{region}/publishers/anthropic/models/{model}:streamRawPredict',
+  'vertex-mistral':
+    '/v1/projects/{project}/locations/{region}/publishers/mistralai/models/{model}:streamRawPredict',
 };

@@ -1,3 +1,4 @@
+import { vertexPartnerOf } from '../request-identity.ts';
 import { anthropicMessages } from './anthropic-messages.ts';
 import { gemini } from './gemini.ts';
 import { genericNdjson, genericSse } from './generic.ts';
@@ -53,6 +54,10 @@ function formatOfPath(path: string): Format | undefined {
   if (path.endsWith('/api/chat') || path.endsWith('/api/generate')) return ollama;
   // `/v1/responses`, and `/v1/responses/{id}` read again with `stream=true`.
   if (path.endsWith('/responses') || /\/responses\/[^/]+$/.test(path)) return openaiResponses;
+  // Vertex AI's partner models (`…/publishers/anthropic/models/{model}:streamRawPredict`).
+  const partner = vertexPartnerOf(path)?.family;
+  if (partner === 'anthropic_messages') return anthropicMessages;
+  if (partner === 'openai_chat') return openaiChat;
   return undefined;
 }
 
@@ -74,7 +79,8 @@ const FRAMING_OF_FORMAT: Readonly<Record<FormatName, Framing>> = {
  * `application/x-ndjson` / `application/jsonl` (NDJSON). A response without one of those — a
  * non-streaming `application/json` answer, or no content type — is not a stream. Then the path names
  * the provider format (`/chat/completions`, `/responses`, `/v1/messages`, `:streamGenerateContent`,
- * `/api/chat`, `/api/generate`) when its framing matches; otherwise the generic SSE or NDJSON format
+ * `/api/chat`, `/api/generate`, Vertex AI's `/publishers/{anthropic|mistralai}/models/…:streamRawPredict`)
+ * when its framing matches; otherwise the generic SSE or NDJSON format
  * still measures the first event and the end. Only the path is read: anything from a `?` on is cut
  * off first, since query strings can carry API keys.
  */

@@ -100,6 +100,18 @@ describe('lanes file', () => {
         loadLanesFile(join(dir, 'missing.yaml')),
         /missing\.yaml: cannot read the lanes file \(ENOENT\)/,
       );
+      // The lane names points carry, Vertex AI's `model@version` included; not one folded into `other`.
+      await writeFile(
+        join(dir, 'vertex.yaml'),
+        'lanes:\n  gcp.vertex_ai/claude-sonnet-4@20250514: {rank: 2}\n',
+      );
+      const vertex = await loadLanesFile(join(dir, 'vertex.yaml'));
+      assert.equal(vertex.lanes.get('gcp.vertex_ai/claude-sonnet-4@20250514')?.scorecard?.rank, 2);
+      await writeFile(join(dir, 'other.yaml'), 'lanes:\n  _fast: {}\n');
+      await assert.rejects(
+        loadLanesFile(join(dir, 'other.yaml')),
+        /other\.yaml line 2: lane name "_fast" must be 1–128 letters, digits, .*starting with a letter or digit/,
+      );
       await writeFile(join(dir, 'bad.yaml'), 'lanes:\n  "bad name!": {}\n');
       await assert.rejects(
         loadLanesFile(join(dir, 'bad.yaml')),

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { MILESTONES, type Milestone } from '@lanewatch/instrumentation/names';
+import { isLaneName, LANE_NAME_RULE, MILESTONES, type Milestone } from '@lanewatch/instrumentation/names';
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type YAMLMap } from 'yaml';
 import { DEFAULT_SCORECARD } from '../evaluation/evaluate-lane.ts';
 import type { LaneEvaluationConfig } from '../evaluation/evaluation-config.ts';
@@ -30,8 +30,6 @@ export interface LanesFile {
 
 export const EMPTY_LANES_FILE: LanesFile = { file: '(none)', defaults: {}, lanes: new Map() };
 
-/** The lane-name rule the instrumentation's lane map applies too. */
-const LANE_NAME = /^[A-Za-z0-9_.:/-]{1,64}$/;
 const OVERRIDE_FIELDS = ['min_samples', 'p95_budget_s', 'cutoff_multiplier'] as const;
 const LANE_FIELDS = ['match', 'can_hold_secret', 'offline_capable', 'handoff_s', 'rank', ...OVERRIDE_FIELDS];
 
@@ -98,12 +96,8 @@ export function parseLanesFile(text: string, file: string): LanesFile {
       for (const lanePair of value.items) {
         const name = isScalar(lanePair.key) ? String(lanePair.key.value) : '';
         const laneNode = lanePair.value as Node | null;
-        if (!LANE_NAME.test(name)) {
-          problem(
-            lanePair.key as Node,
-            name,
-            `lane name "${name}" must be 1–64 letters, digits, "_", ".", ":", "/" or "-"`,
-          );
+        if (!isLaneName(name)) {
+          problem(lanePair.key as Node, name, `lane name "${name}" must be ${LANE_NAME_RULE}`);
           continue;
         }
         if (!isMap(laneNode)) {

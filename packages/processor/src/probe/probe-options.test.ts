@@ -85,6 +85,15 @@ describe('lanewatch probe options', () => {
       usage(['--base-url', 'http://h', '--model', 'm', '--smaples', '3']),
       /unknown option "--smaples"; see lanewatch probe --help/,
     );
+    assert.match(
+      usage(['--base-url', 'http://h', '--model', 'm', '--lane', '_fast']),
+      /^--lane must be 1–128 letters, digits, .*"@".*starting with a letter or digit, got "_fast"/,
+    );
+    const vertex = 'gcp.vertex_ai/claude-sonnet-4@20250514';
+    assert.equal(
+      parseProbeOptions(['--base-url', 'http://h', '--model', 'm', '--lane', vertex], {}).lane,
+      vertex,
+    );
     assert.match(usage(['--base-url', 'http://h', '--model']), /--model needs a value/);
     assert.match(usage(['--base-url', 'http://h', '--model', 'm', 'extra']), /unexpected argument/);
     assert.match(

@@ -1,3 +1,4 @@
+import { isLaneName, LANE_NAME_RULE } from '@lanewatch/instrumentation/names';
 import { UsageError } from '../cli/usage-error.ts';
 import { countOf, type FlagSpec, parseFlags, secondsOf } from './command-flags.ts';
 import { detectFormat, isProviderFormat, PROVIDER_FORMATS, type ProviderFormat } from './provider-request.ts';
@@ -193,10 +194,8 @@ export function parseProbeOptions(
   }
 
   const lane = value('--lane');
-  if (lane && !/^[A-Za-z0-9_.:/-]{1,64}$/.test(lane.raw)) {
-    throw new UsageError(
-      `${lane.source} must be 1–64 letters, digits, "_", ".", ":", "/" or "-", got ${JSON.stringify(lane.raw)}`,
-    );
+  if (lane && !isLaneName(lane.raw)) {
+    throw new UsageError(`${lane.source} must be ${LANE_NAME_RULE}, got ${JSON.stringify(lane.raw)}`);
   }
   const otlp = value('--otlp-endpoint');
   if (otlp) parseBaseUrl(otlp.raw, otlp.source);

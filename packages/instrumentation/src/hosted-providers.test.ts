@@ -1,0 +1,245 @@
+// Providers' models hosted by the clouds, as their users call them: Claude and Mistral on Vertex AI
+// (`…/publishers/{publisher}/models/{model}:streamRawPredict`, each in its maker's wire format and
+// with the model in the path only), OpenAI models on Azure (`…/openai/deployments/{name}/…`), and the
+// provider each cloud's host names; and the lane names such models give.
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
+import { type ProviderServer, type StreamScript, startProviderServer } from '@lanewatch/simulator';
+import { AzureOpenAI } from 'openai';
+import { type Harness, startHarness } from '../test/harness.ts';
+import { selectFormat } from './formats/index.ts';
+import { LaneConfigError, LaneMap } from './lane-map.ts';
+import { isLaneName, LANE_NAME_RULE } from './names.ts';
+import { Endpoints, identifyRequest, modelFromJsonBody, pathFamilyOf } from './request-identity.ts';
+
+const CANARY = 'CANARY-hosted-7d20';
+const messages = [{ role: 'user' as const, content: `question ${CANARY}` }];
+const VERTEX = '/v1/projects/proj/locations/us-east5/publishers';
+
+/** What the instrumentation makes of a request when undici creates it: the path's model, else the body's. */
+function identify(origin: string, path: string, body: unknown = { stream: true }) {
+  const bytes = Buffer.from(JSON.stringify(body));
+  const identity = identifyRequest(
+    { origin, path, method: 'POST', body: bytes },
+    new Endpoints(new LaneMap(undefined)),
+  );
+  assert.ok(identity, `${origin}${path} is followed`);
+  return {
+    family: identity.endpoint.family,
+    provider: identity.endpoint.provider,
+    model: identity.model ?? modelFromJsonBody(bytes),
+  };
+}
+
+describe('hosted models: family, provider and model from the URL', () => {
+  it("Vertex AI's partner models speak their maker's format; the model is the path's", () => {
+    const host = 'https://us-east5-aiplatform.googleapis.com';
+    assert.deepEqual(identify(host, `${VERTEX}/anthropic/models/claude-sonnet-4@20250514:streamRawPredict`), {
+      family: 'anthropic_messages',
+      provider: 'gcp.vertex_ai',
+      model: 'claude-sonnet-4@20250514',
+    });
+    assert.deepEqual(
+      identify(host, `${VERTEX}/mistralai/models/mistral-large-2411:streamRawPredict`, { model: 'other' }),
+      { family: 'openai_chat', provider: 'gcp.vertex_ai', model: 'mistral-large-2411' },
+    );
+    assert.deepEqual(
+      identify(host, `${VERTEX}/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse`),
+      {
+        family: 'gemini',
+        provider: 'gcp.vertex_ai',
+        model: 'gemini-2.5-flash',
+      },
+    );
+    for (const other of ['https://aiplatform.googleapis.com', 'https://aiplatform.eu.rep.googleapis.com']) {
+      assert.equal(
+        identify(other, `${VERTEX}/anthropic/models/m:streamRawPredict`).provider,
+        'gcp.vertex_ai',
+      );
+    }
+    // Publishers whose own format lanewatch does not know, and Vertex's other methods, stay unknown.
+    assert.equal(pathFamilyOf(`${VERTEX}/meta/models/llama-4:streamRawPredict`), undefined);
+    assert.equal(pathFamilyOf(`${VERTEX}/anthropic/models/count-tokens:countTokens`), undefined);
+  });
+
+  it("an Azure OpenAI deployment is the model when the path names one; the body's otherwise", () => {
+    for (const host of ['https://res.openai.azure.com', 'https://res.cognitiveservices.azure.com']) {
+      assert.deepEqual(
+        identify(host, '/openai/deployments/prod-4o/chat/completions?api-version=2024-10-21', { model: 'x' }),
+        { family: 'openai_chat', provider: 'azure.ai.openai', model: 'prod-4o' },
+      );
+      assert.deepEqual(identify(host, '/openai/v1/chat/completions', { model: 'gpt-4o' }), {
+        family: 'openai_chat',
+        provider: 'azure.ai.openai',
+        model: 'gpt-4o',
+      });
+    }
+    assert.equal(
+      identify('https://res.services.ai.azure.com', '/models/chat/completions', { model: 'phi-4' }).provider,
+      'azure.ai.inference',
+    );
+  });
+
+  it("Bedrock's OpenAI-compatible endpoint is aws.bedrock", () => {
+    assert.deepEqual(
+      identify('https://bedrock-runtime.us-west-2.amazonaws.com', '/openai/v1/chat/completions', {
+        model: 'openai.gpt-oss-120b-1:0',
+      }),
+      { family: 'openai_chat', provider: 'aws.bedrock', model: 'openai.gpt-oss-120b-1:0' },
+    );
+  });
+
+  it("a Vertex AI stream is read with its maker's detector, not as unknown SSE", () => {
+    const sse = 'text/event-stream';
+    const path = `${VERTEX}/anthropic/models/claude-sonnet-4@20250514:streamRawPredict`;
+    assert.equal(selectFormat(path, sse)?.name, 'anthropic_messages');
+    assert.equal(selectFormat(`${VERTEX}/mistralai/models/m:streamRawPredict`, sse)?.name, 'openai_chat');
+    assert.equal(selectFormat(`${VERTEX}/meta/models/m:streamRawPredict`, sse)?.name, 'sse');
+    assert.equal(selectFormat(path, 'application/json'), undefined);
+  });
+});
+
+/** Reasoning, then text, with the canary in every piece of content. */
+function script(): StreamScript {
+  return {
+    kind: 'stream',
+    headersDelayMs: 10,
+    pieces: [
+      { kind: 'start', delayMs: 8 },
+      { kind: 'reasoning', delayMs: 8, text: `plan ${CANARY}` },
+      { kind: 'text', delayMs: 8, text: `answer ${CANARY}` },
+      { kind: 'text', delayMs: 8, text: ' more' },
+      { kind: 'finish', delayMs: 8, reason: 'stop' },
+      { kind: 'usage', delayMs: 0 },
+      { kind: 'done', delayMs: 0 },
+    ],
+    usage: { inputTokens: 17, outputTokens: 9 },
+  };
+}
+
+describe(`hosted models through their official clients (Node ${process.version})`, () => {
+  let h: Harness;
+  let server: ProviderServer;
+  before(async () => {
+    h = startHarness();
+    server = await startProviderServer({ respond: () => script() });
+  });
+  after(async () => {
+    await server.close();
+    await h.shutdown();
+  });
+  beforeEach(() => h.reset());
+
+  /** The one call's span attributes, after checking nothing of its content or credential left. */
+  async function onlySpan() {
+    await server.settled();
+    const spans = h.finishedSpans();
+    assert.equal(spans.length, 1, 'one span');
+    const exported = JSON.stringify({
+      spans: spans.map((s) => [s.name, s.attributes, s.events]),
+      m: await h.collect(),
+      d: h.diagnostics,
+    });
+    assert.ok(!exported.includes(CANARY), 'no prompt, output, reasoning or credential');
+    return spans[0]?.attributes ?? {};
+  }
+
+  it('Claude on Vertex AI (@anthropic-ai/vertex-sdk): every milestone, tokens, the model from the path', async () => {
+    const client = new AnthropicVertex({
+      baseURL: `${server.url}/v1`,
+      region: 'us-east5',
+      projectId: 'proj',
+      // What google-auth-library's clients give the SDK: headers for each request.
+      authClient: {
+        projectId: 'proj',
+        getRequestHeaders: async () => new Headers({ authorization: `Bearer ${CANARY}` }),
+      } as never,
+      maxRetries: 0,
+    });
+    const stream = client.messages.stream({
+      model: 'claude-sonnet-4@20250514',
+      max_tokens: 64,
+      messages,
+    });
+    for await (const _ of stream);
+    assert.match(
+      server.sends.at(-1)?.request.path ?? '',
+      /publishers\/anthropic\/models\/.+:streamRawPredict$/,
+    );
+    const a = await onlySpan();
+    assert.equal(a['lanewatch.format'], 'anthropic_messages');
+    assert.equal(a['gen_ai.request.model'], 'claude-sonnet-4@20250514');
+    assert.equal(a['lanewatch.lane'], 'anthropic/claude-sonnet-4@20250514');
+    assert.equal(a['lanewatch.outcome'], 'ok');
+    assert.equal(a['lanewatch.output.kind'], 'reasoning');
+    assert.equal(typeof a['lanewatch.first_text_ms'], 'number');
+    assert.ok((a['lanewatch.first_text_ms'] as number) > (a['lanewatch.first_output_ms'] as number));
+    assert.equal(a['gen_ai.usage.input_tokens'], 17);
+    assert.equal(a['gen_ai.usage.output_tokens'], 9);
+  });
+
+  it('Mistral on Vertex AI: Chat Completions read at :streamRawPredict', async () => {
+    const res = await fetch(`${server.url}${VERTEX}/mistralai/models/mistral-large-2411:streamRawPredict`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${CANARY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mistral-large-2411', messages, stream: true }),
+    });
+    await res.text();
+    const a = await onlySpan();
+    assert.equal(a['lanewatch.format'], 'openai_chat');
+    assert.equal(a['gen_ai.request.model'], 'mistral-large-2411');
+    assert.equal(a['lanewatch.outcome'], 'ok');
+    assert.equal(typeof a['lanewatch.first_text_ms'], 'number');
+  });
+
+  it('an Azure OpenAI deployment (openai AzureOpenAI): the deployment is the model and names the lane', async () => {
+    const client = new AzureOpenAI({
+      endpoint: server.url,
+      apiKey: CANARY,
+      apiVersion: '2024-10-21',
+      deployment: 'prod-4o',
+      maxRetries: 0,
+    });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4o',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    for await (const _ of stream);
+    assert.equal(server.sends.at(-1)?.request.path, '/openai/deployments/prod-4o/chat/completions');
+    const a = await onlySpan();
+    assert.equal(a['gen_ai.request.model'], 'prod-4o');
+    assert.equal(a['lanewatch.lane'], 'openai/prod-4o');
+    assert.equal(a['lanewatch.outcome'], 'ok');
+    assert.equal(a['gen_ai.usage.output_tokens'], 9);
+  });
+});
+
+describe('lane names: one rule for the lane map, the lanes file and the probe', () => {
+  it('a lane map may name any lane a point can carry, Vertex AI model names included', () => {
+    const lanes = new LaneMap({
+      'vertex/claude-sonnet-4@20250514': 'https://us-east5-aiplatform.googleapis.com/v1',
+    });
+    assert.equal(
+      lanes.laneOf(
+        'https://us-east5-aiplatform.googleapis.com',
+        `${VERTEX}/anthropic/models/m:streamRawPredict`,
+      ),
+      'vertex/claude-sonnet-4@20250514',
+    );
+    assert.ok(isLaneName('a'.repeat(128)));
+  });
+
+  it('refuses, with the rule, a name every point would carry as "other"', () => {
+    for (const name of ['_fast', '-fast', 'has space', 'a'.repeat(129), '']) {
+      assert.equal(isLaneName(name), false, name);
+      assert.throws(
+        () => new LaneMap({ [name]: 'http://127.0.0.1:8000/v1' }),
+        (e: Error) => e instanceof LaneConfigError && e.message.includes(LANE_NAME_RULE),
+        name,
+      );
+    }
+  });
+});
