@@ -7,7 +7,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
 import { type ProviderServer, type StreamScript, startProviderServer } from '@lanewatch/simulator';
 import { AzureOpenAI } from 'openai';
-import { type Harness, startHarness } from '../test/harness.ts';
+import { type Harness, type ScriptedServer, startHarness, startScriptedServer } from '../test/harness.ts';
 import { selectFormat } from './formats/index.ts';
 import { LaneConfigError, LaneMap } from './lane-map.ts';
 import { isLaneName, LANE_NAME_RULE } from './names.ts';
@@ -241,5 +241,51 @@ describe('lane names: one rule for the lane map, the lanes file and the probe', 
         name,
       );
     }
+  });
+});
+
+describe("Bedrock's own event streams", () => {
+  let h: Harness;
+  let server: ScriptedServer;
+  before(async () => {
+    // Binary AWS event-stream frames: length-prefixed, not SSE or NDJSON.
+    const frame = Buffer.concat([
+      Buffer.from([0, 0, 0, 40, 0, 0, 0, 20]),
+      Buffer.from(CANARY.padEnd(32, '.')),
+    ]);
+    server = await startScriptedServer(() => ({
+      headersAt: 2,
+      headers: { 'content-type': 'application/vnd.amazon.eventstream' },
+      pieces: [
+        { at: 4, bytes: frame },
+        { at: 6, bytes: frame },
+      ],
+    }));
+    h = startHarness({ lanes: { 'bedrock-claude': `${server.url}/lane` } });
+  });
+  after(async () => {
+    await server.close();
+    await h.shutdown();
+  });
+
+  it('no detector reads them: a lane-map lane records its headers and end, anything else nothing', async () => {
+    for (const prefix of ['/lane', '']) {
+      const res = await fetch(`${server.url}${prefix}/model/anthropic.claude-x/invoke-with-response-stream`, {
+        method: 'POST',
+        headers: { authorization: `AWS4-HMAC-SHA256 ${CANARY}` },
+        body: JSON.stringify({ messages }),
+      });
+      await res.arrayBuffer();
+    }
+    const spans = h.finishedSpans();
+    assert.equal(spans.length, 1, 'only the lane-map call');
+    const a = spans[0]?.attributes ?? {};
+    assert.equal(a['lanewatch.lane'], 'bedrock-claude');
+    assert.equal(a['lanewatch.outcome'], 'ok');
+    assert.equal(typeof a['lanewatch.headers_ms'], 'number');
+    assert.equal(typeof a['lanewatch.end_ms'], 'number');
+    assert.equal(a['lanewatch.first_chunk_ms'], undefined);
+    assert.equal(a['lanewatch.format'], undefined);
+    assert.ok(!JSON.stringify([a, spans[0]?.events, h.diagnostics]).includes(CANARY));
   });
 });
