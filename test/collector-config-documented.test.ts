@@ -13,10 +13,12 @@ import { eventually } from './e2e/pipeline-stack.ts';
 import {
   buildCollector,
   type Collector,
+  type CollectorStack,
   collectorConfigPath,
   type OtlpSink,
   type Prometheus,
   startCollector,
+  startCollectorStack,
   startOtlpSink,
   startPrometheus,
 } from './stack/index.ts';
@@ -191,6 +193,7 @@ describe('collector-config: the defaults and the pipeline the README documents',
 describe('collector-config: what leaves the collector, as the README documents it', () => {
   const PROCESSOR_TOKEN = 'doc-processor-token-5c1a';
   const BATCH_LANES = Array.from({ length: 40 }, (_, i) => `batch-${String(i).padStart(2, '0')}`);
+  let stack: CollectorStack | undefined;
   let sink: OtlpSink | undefined;
   let prometheus: Prometheus | undefined;
   let collector: Collector | undefined;
@@ -199,15 +202,8 @@ describe('collector-config: what leaves the collector, as the README documents i
   const posted = { points: 0, spans: 0, logRecords: 0 };
 
   before(async () => {
-    sink = await startOtlpSink();
-    prometheus = await startPrometheus();
-    collector = await startCollector({
-      processorEndpoint: sink.url,
-      remoteWriteUrl: prometheus.remoteWriteUrl,
-      tracesEndpoint: sink.url,
-      logsEndpoint: sink.url,
-      processorToken: PROCESSOR_TOKEN,
-    });
+    stack = await startCollectorStack({ tracesAndLogs: true, processorToken: PROCESSOR_TOKEN });
+    ({ sink, prometheus, collector } = stack);
     const now = Date.now();
     const start = ns(now - 60_000);
     // A data point whose exemplar carries content in its filtered attributes.
@@ -327,9 +323,7 @@ describe('collector-config: what leaves the collector, as the README documents i
   });
 
   after(async () => {
-    await collector?.stop();
-    await prometheus?.stop();
-    await sink?.close();
+    await stack?.stop();
   });
 
   const bodies = (path: string) =>

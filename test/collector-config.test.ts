@@ -9,11 +9,13 @@ import { ATTR, METRIC, MILESTONE_METRIC } from '@lanewatch/instrumentation';
 import {
   buildCollector,
   type Collector,
+  type CollectorStack,
   collectorConfigPath,
   type OtlpSink,
   type Prometheus,
   stackLogDir,
   startCollector,
+  startCollectorStack,
   startOtlpSink,
   startPrometheus,
   validateCollectorConfig,
@@ -204,21 +206,15 @@ describe('collector-config: every config validates with the built collector', ()
 });
 
 describe('collector-config: the pipeline into Prometheus and OTLP receivers', () => {
+  let stack: CollectorStack | undefined;
   let sink: OtlpSink | undefined;
   let prometheus: Prometheus | undefined;
   let collector: Collector | undefined;
   let queryTime: Date;
 
   before(async () => {
-    sink = await startOtlpSink();
-    prometheus = await startPrometheus();
-    collector = await startCollector({
-      processorEndpoint: sink.url,
-      remoteWriteUrl: prometheus.remoteWriteUrl,
-      tracesEndpoint: sink.url,
-      logsEndpoint: sink.url,
-      processorToken: PROCESSOR_TOKEN,
-    });
+    stack = await startCollectorStack({ tracesAndLogs: true, processorToken: PROCESSOR_TOKEN });
+    ({ sink, prometheus, collector } = stack);
     const { otlpHttpUrl } = collector;
     const now = Date.now();
     const start = ns(now - 60_000);
@@ -286,9 +282,7 @@ describe('collector-config: the pipeline into Prometheus and OTLP receivers', ()
   });
 
   after(async () => {
-    await collector?.stop();
-    await prometheus?.stop();
-    await sink?.close();
+    await stack?.stop();
   });
 
   test('the health check answers', async () => {

@@ -8,10 +8,11 @@ import { ATTR, METRIC, MILESTONE_METRIC, MILESTONES, type Milestone } from '@lan
 import { MILESTONE_TITLE } from '../../grafana/src/series.ts';
 import {
   type Collector,
+  type CollectorStack,
   type OtlpSink,
   type Prometheus,
   type PromSample,
-  startCollector,
+  startCollectorStack,
   startOtlpSink,
   startPrometheus,
 } from '../stack/index.ts';
@@ -124,18 +125,14 @@ function cumulative(intervals: number, startNs: bigint, timeNs: bigint) {
 }
 
 describe('the lanes dashboard’s panels show what grafana/README.md says, on known data', () => {
-  let sink: OtlpSink | undefined;
-  let prometheus: Prometheus | undefined;
-  let collector: Collector | undefined;
+  let stack: CollectorStack | undefined;
+  let prometheus: Prometheus;
+  let collector: Collector;
   let queryTime: Date;
 
   before(async () => {
-    sink = await startOtlpSink();
-    prometheus = await startPrometheus();
-    collector = await startCollector({
-      processorEndpoint: sink.url,
-      remoteWriteUrl: prometheus.remoteWriteUrl,
-    });
+    stack = await startCollectorStack();
+    ({ prometheus, collector } = stack);
     const now = Date.now();
     const start = ns(now - 60_000);
     const prom = prometheus;
@@ -154,9 +151,7 @@ describe('the lanes dashboard’s panels show what grafana/README.md says, on kn
   });
 
   after(async () => {
-    await collector?.stop();
-    await prometheus?.stop();
-    await sink?.close();
+    await stack?.stop();
   });
 
   /** A panel's queries, by title and legend, with the variables as Grafana sets them for "All". */

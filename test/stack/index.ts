@@ -12,6 +12,7 @@
 //   const redis = await ensureRedis();                       // redis://127.0.0.1:6379, shared, stop() is a no-op
 //   const own = await startPrivateRedis();                   // its own port; stop(), start(), restart()
 //   after(async () => { await collector.stop(); await prometheus.stop(); await sink.close(); });
+//   const stack = await startCollectorStack({ tracesAndLogs, processorToken }); // all three; stack.stop()
 //   stackLogFiles()                                          // every log written, to search for canaries
 export {
   buildCollector,
@@ -22,6 +23,7 @@ export {
   startCollector,
   validateCollectorConfig,
 } from './collector.ts';
+export { type CollectorStack, type CollectorStackOptions, startCollectorStack } from './collector-stack.ts';
 export {
   killAllStackProcesses,
   type ManagedProcess,
