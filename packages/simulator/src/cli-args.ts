@@ -25,6 +25,7 @@ Starts one local provider server per lane. Each speaks every wire format by path
   /v1/chat/completions  /v1/responses  /v1/messages
   /v1beta/models/MODEL:streamGenerateContent?alt=sse  /api/chat  /api/generate
   .../publishers/anthropic/models/MODEL:streamRawPredict  (Vertex AI; mistralai too)
+  /model/MODEL/invoke-with-response-stream  /model/MODEL/converse-stream  (Amazon Bedrock)
 
 Options:
   --seed TEXT          base seed (default: none; each lane is seeded by its profile name)

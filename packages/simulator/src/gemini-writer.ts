@@ -42,7 +42,7 @@ const STREAM_ERROR: Readonly<Record<ProviderErrorType, number>> = {
   rate_limited: 429,
 };
 
-export function geminiWriter(options: GeminiWriterOptions = {}): WireWriter {
+export function geminiWriter(options: GeminiWriterOptions = {}): WireWriter<string> {
   const eol = options.lineEnding ?? '\r\n';
   return {
     format: 'gemini',

@@ -1,4 +1,14 @@
 export { type AnthropicWriterOptions, anthropicErrorReply, anthropicWriter } from './anthropic-writer.ts';
+export { eventStreamMessage } from './aws-event-stream.ts';
+export { bedrockConverseWriter } from './bedrock-converse-writer.ts';
+export {
+  type BedrockException,
+  bedrockErrorReply,
+  bedrockExceptionMessage,
+  bedrockExceptionOf,
+  bedrockStreamExceptionOf,
+} from './bedrock-errors.ts';
+export { bedrockInvokeWriter } from './bedrock-invoke-writer.ts';
 export { type DueTimer, runAt } from './due-timer.ts';
 export { exampleScript } from './example-script.ts';
 export { type GeminiWriterOptions, geminiErrorReply, geminiWriter } from './gemini-writer.ts';
@@ -57,7 +67,9 @@ export {
   WIRE_FORMATS,
   type WireFormat,
   WireFormatError,
+  type WirePiece,
   type WireWriter,
   type WriteContext,
+  wirePieceBytes,
 } from './wire-format.ts';
 export { defaultWriters } from './writers.ts';

@@ -26,6 +26,16 @@ describe('milestones', () => {
       scheduledMilestones(script, writers.ollama, { ...CONTEXT, endpoint: 'chat' }).first_output,
       50,
     );
+    // Bedrock's event stream has no keep-alive either: its first bytes are the message start.
+    for (const format of ['bedrock-invoke', 'bedrock-converse'] as const) {
+      assert.deepEqual(scheduledMilestones(script, writers[format], CONTEXT), {
+        headers: 20,
+        first_chunk: 30,
+        first_output: 50,
+        first_text: 90,
+        end: 110,
+      });
+    }
     assert.deepEqual(
       scheduledMilestones({ kind: 'error', status: 429, headersDelayMs: 15 }, writers.anthropic, CONTEXT),
       {

@@ -1,7 +1,7 @@
 import type { RequestRecord } from './provider-server.ts';
 import { OUTPUT_KINDS, type PieceKind, type Script, scheduleOf } from './script.ts';
 import { wholeReply } from './whole-reply.ts';
-import type { WireWriter, WriteContext } from './wire-format.ts';
+import { type WireWriter, type WriteContext, wirePieceBytes } from './wire-format.ts';
 
 /**
  * The milestones of DESIGN §1 as the server sees them, so a test can hold the instrumentation's
@@ -43,7 +43,7 @@ export function scheduledMilestones(
       const pieces = script.pieces.map((piece, index) => ({
         kind: piece.kind,
         at: piecesAtMs[index] ?? headersAtMs,
-        bytes: rendered[index]?.length ?? 0,
+        bytes: wirePieceBytes(rendered[index] ?? ''),
       }));
       const last = script.pieces.at(-1);
       const hangs = script.pieces.some((piece) => piece.kind === 'hang');

@@ -36,7 +36,7 @@ const ERROR_MESSAGE: Readonly<Record<ProviderErrorType, string>> = {
   rate_limited: 'too many requests',
 };
 
-export function ollamaWriter(): WireWriter {
+export function ollamaWriter(): WireWriter<string> {
   return {
     format: 'ollama',
     streamHeaders: () => ({ 'content-type': 'application/x-ndjson' }),

@@ -62,7 +62,7 @@ const STREAM_ERROR: Readonly<
   },
 };
 
-export function openaiChatWriter(options: OpenAIChatWriterOptions = {}): WireWriter {
+export function openaiChatWriter(options: OpenAIChatWriterOptions = {}): WireWriter<string> {
   const reasoningField = options.reasoningField ?? 'reasoning_content';
   const heartbeat = options.heartbeatComment ?? 'keep-alive';
   const eol = options.lineEnding ?? '\n';

@@ -39,7 +39,7 @@ type Item =
       text: string;
     };
 
-export function openaiResponsesWriter(options: OpenAIResponsesWriterOptions = {}): WireWriter {
+export function openaiResponsesWriter(options: OpenAIResponsesWriterOptions = {}): WireWriter<string> {
   const eol = options.lineEnding ?? '\n';
   return {
     format: 'openai-responses',

@@ -45,6 +45,45 @@ describe('routeOf', () => {
     assert.equal(routeOf('POST', `${base}/meta/models/llama:streamRawPredict`), undefined);
   });
 
+  test('Amazon Bedrock: the operation decides format and streaming, the model is the decoded segment', () => {
+    const model = 'anthropic.claude-3-5-sonnet-20241022-v2:0';
+    const encoded = 'anthropic.claude-3-5-sonnet-20241022-v2%3A0';
+    assert.deepEqual(routeOf('POST', `/model/${encoded}/invoke-with-response-stream`), {
+      format: 'bedrock-invoke',
+      model,
+      stream: true,
+    });
+    assert.deepEqual(routeOf('POST', `/model/${encoded}/invoke`), {
+      format: 'bedrock-invoke',
+      model,
+      stream: false,
+    });
+    assert.deepEqual(routeOf('POST', '/lane-b/model/amazon.nova-pro-v1%3A0/converse-stream'), {
+      format: 'bedrock-converse',
+      model: 'amazon.nova-pro-v1:0',
+      stream: true,
+    });
+    assert.deepEqual(routeOf('POST', '/model/amazon.nova-pro-v1:0/converse?x=1'), {
+      format: 'bedrock-converse',
+      model: 'amazon.nova-pro-v1:0',
+      stream: false,
+    });
+    // An inference profile's ARN arrives with its slash encoded; broken encoding is kept as sent.
+    const arn = 'arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-sonnet-4';
+    assert.equal(routeOf('POST', `/model/${encodeURIComponent(arn)}/converse-stream`)?.model, arn);
+    assert.equal(routeOf('POST', '/model/bad%E0%A4%A/converse')?.model, 'bad%E0%A4%A');
+    assert.equal(routeOf('POST', '/model/m/invoke-with-bidirectional-stream'), undefined);
+    assert.equal(routeOf('POST', '/model//converse'), undefined);
+    assert.deepEqual(
+      requestFields({ format: 'bedrock-converse', model: 'm', stream: true }, '{"messages":[]}'),
+      {
+        model: 'm',
+        stream: true,
+        includeUsage: false,
+      },
+    );
+  });
+
   test('anything else is not a provider API', () => {
     assert.equal(routeOf('GET', '/v1/chat/completions'), undefined);
     assert.equal(routeOf('POST', '/v1/embeddings'), undefined);

@@ -9,11 +9,11 @@ export interface ProviderRoute {
   readonly format: WireFormat;
   /** Ollama: which endpoint. */
   readonly endpoint?: 'chat' | 'generate';
-  /** Gemini and Vertex AI's partner models name the model in the path. */
+  /** Gemini, Vertex AI's partner models and Bedrock name the model in the path. */
   readonly model?: string;
   /**
-   * Gemini and Vertex AI decide streaming by the method name (`streamGenerateContent` vs
-   * `generateContent`, `streamRawPredict` vs `rawPredict`).
+   * Gemini, Vertex AI and Bedrock decide streaming by the method name (`streamGenerateContent` vs
+   * `generateContent`, `streamRawPredict` vs `rawPredict`, `converse-stream` vs `converse`).
    */
   readonly stream?: boolean;
   /** Gemini streams SSE only with `alt=sse`; without it the API streams a JSON array. */
@@ -26,6 +26,13 @@ const GEMINI = /\/models\/([^/:]+):(streamGenerateContent|generateContent)$/;
  * Chat Completions at `…/publishers/{publisher}/models/{model}:streamRawPredict`.
  */
 const VERTEX_PARTNER = /\/publishers\/(anthropic|mistralai)\/models\/([^/:]+):(streamRawPredict|rawPredict)$/;
+
+/**
+ * Amazon Bedrock's runtime: `/model/{modelId}/{operation}`, the model id percent-encoded (`:` as
+ * `%3A`, an ARN's `/` as `%2F`). InvokeModel (Anthropic models: the Messages API's events) and
+ * Converse, each with its streaming variant.
+ */
+const BEDROCK = /\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream)$/;
 
 export function routeOf(method: string, url: string): ProviderRoute | undefined {
   if (method !== 'POST') return undefined;
@@ -44,6 +51,15 @@ export function routeOf(method: string, url: string): ProviderRoute | undefined 
       stream: partner[3] === 'streamRawPredict',
     };
   }
+  const bedrock = BEDROCK.exec(path);
+  if (bedrock) {
+    const operation = bedrock[2] ?? '';
+    return {
+      format: operation.startsWith('invoke') ? 'bedrock-invoke' : 'bedrock-converse',
+      model: decodePathSegment(bedrock[1] ?? ''),
+      stream: operation.endsWith('stream'),
+    };
+  }
   const gemini = GEMINI.exec(path);
   if (gemini) {
     const params = new URLSearchParams(query === -1 ? '' : url.slice(query + 1));
@@ -55,6 +71,15 @@ export function routeOf(method: string, url: string): ProviderRoute | undefined 
     };
   }
   return undefined;
+}
+
+/** A percent-decoded path segment; one that is not valid percent-encoding is kept as sent. */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** The path of each API, for printing a base URL's endpoints. */
@@ -69,4 +94,6 @@ export const ENDPOINT_PATHS: Readonly<Record<string, string>> = {
     '/v1/projects/{project}/locations/{region}/publishers/anthropic/models/{model}:streamRawPredict',
   'vertex-mistral':
     '/v1/projects/{project}/locations/{region}/publishers/mistralai/models/{model}:streamRawPredict',
+  'bedrock-invoke': '/model/{model}/invoke-with-response-stream',
+  'bedrock-converse': '/model/{model}/converse-stream',
 };

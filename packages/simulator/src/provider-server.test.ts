@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, test } from 'node:test';
+import { bedrockInvokeWriter } from './bedrock-invoke-writer.ts';
 import { runAt } from './due-timer.ts';
 import { exampleScript } from './example-script.ts';
+import { sentMilestones } from './milestones.ts';
 import { type ProviderServer, type RequestRecord, startProviderServer } from './provider-server.ts';
 import { type Piece, type Script, type StreamScript, scheduleOf } from './script.ts';
 
@@ -217,6 +219,36 @@ describe('provider server', () => {
     assert.ok(growth < 25, `the last 50 pieces are ${growth.toFixed(1)} ms later than the first 50`);
     const last = sent.pieces.at(-1);
     assert.ok(last && Math.abs(last.scheduledAt - sent.request.arrivedAt - 300) < 1e-6);
+  });
+
+  test('binary pieces (the AWS event stream) are written as they are, each at its time', async () => {
+    respond = () => exampleScript({ headersDelayMs: 5, delayMs: 4 });
+    const response = await fetch(`${server.url}/model/anthropic.claude-sim%3A0/invoke-with-response-stream`, {
+      method: 'POST',
+      body: '{"messages":[]}',
+    });
+    assert.equal(response.headers.get('content-type'), 'application/vnd.amazon.eventstream');
+    const reads: Array<{ at: number; bytes: Uint8Array }> = [];
+    const reader = response.body?.getReader();
+    for (let read = await reader?.read(); read && !read.done; read = await reader?.read()) {
+      reads.push({ at: performance.now(), bytes: read.value });
+    }
+    const sent = server.sends.at(-1);
+    assert.ok(sent?.script.kind === 'stream');
+    const context = { model: 'anthropic.claude-sim:0', createdAtMs: 0, id: `sim${sent.request.index}` };
+    const rendered = bedrockInvokeWriter().render(sent.script, { ...context, includeUsage: false });
+    assert.ok(
+      Buffer.concat(reads.map((read) => read.bytes)).equals(Buffer.concat(rendered)),
+      'byte for byte',
+    );
+    assert.deepEqual(
+      sent.pieces.map((piece) => piece.bytes),
+      rendered.map((piece) => piece.byteLength),
+    );
+    assert.ok(sent.pieces.every((piece) => piece.sentAt >= piece.scheduledAt));
+    const firstText = sent.pieces.find((piece) => piece.kind === 'text');
+    assert.equal(sentMilestones(sent).first_text, firstText?.sentAt);
+    assert.ok((reads[0]?.at ?? 0) >= (sent.pieces[0]?.sentAt ?? Number.POSITIVE_INFINITY));
   });
 
   test('the schedule counts from the request’s arrival, headers included', async () => {

@@ -6,7 +6,14 @@ import { routeOf } from './provider-route.ts';
 import { requestFields } from './request-fields.ts';
 import { type PieceKind, type Script, scheduleOf, validateScript } from './script.ts';
 import { type WholeReply, wholeReply } from './whole-reply.ts';
-import type { HttpReply, WireFormat, WireWriter, WriteContext } from './wire-format.ts';
+import {
+  type HttpReply,
+  type WireFormat,
+  type WirePiece,
+  type WireWriter,
+  type WriteContext,
+  wirePieceBytes,
+} from './wire-format.ts';
 import { defaultWriters } from './writers.ts';
 
 /** What `respond` learns about a request. The prompt itself is read and discarded, never kept. */
@@ -147,7 +154,8 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
           ...(request.endpoint ? { endpoint: request.endpoint } : {}),
         };
         // Rendered before anything is sent, so a script the format cannot carry fails as a whole.
-        const rendered = script.kind === 'stream' && request.stream ? writer.render(script, context) : [];
+        const rendered: WirePiece[] =
+          script.kind === 'stream' && request.stream ? writer.render(script, context) : [];
         const whole =
           script.kind === 'stream' && !request.stream ? wholeReply(script, writer, context) : undefined;
         const record: RequestRecord = {
@@ -185,7 +193,7 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
     record: RequestRecord,
     writer: WireWriter,
     context: WriteContext,
-    rendered: readonly string[],
+    rendered: readonly WirePiece[],
     whole: WholeReply | undefined,
     res: ServerResponse,
     clientGone: () => boolean,
@@ -274,8 +282,9 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
         }
         const index = next++;
         const sentAt = performance.now();
+        // Text is written as UTF-8, bytes (binary framings) as they are.
         const bytes = rendered[index] ?? '';
-        const length = Buffer.byteLength(bytes);
+        const length = wirePieceBytes(bytes);
         record.pieces.push({ index, kind: piece.kind, scheduledAt, sentAt, bytes: length });
         if (piece.kind === 'reset') {
           end('reset');

@@ -1,7 +1,18 @@
 import type { ErrorScript, StreamScript } from './script.ts';
 
-/** The streaming wire formats the simulator speaks. */
-export type WireFormat = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'ollama';
+/**
+ * The streaming wire formats the simulator speaks. `bedrock-invoke` is Amazon Bedrock's
+ * InvokeModelWithResponseStream carrying Anthropic Messages events; `bedrock-converse` is its
+ * ConverseStream API. Both frame their events in the AWS event stream (binary) encoding.
+ */
+export type WireFormat =
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'anthropic'
+  | 'gemini'
+  | 'ollama'
+  | 'bedrock-invoke'
+  | 'bedrock-converse';
 
 export const WIRE_FORMATS: readonly WireFormat[] = [
   'openai-chat',
@@ -9,7 +20,20 @@ export const WIRE_FORMATS: readonly WireFormat[] = [
   'anthropic',
   'gemini',
   'ollama',
+  'bedrock-invoke',
+  'bedrock-converse',
 ];
+
+/**
+ * What one piece puts on the wire: text (SSE, NDJSON; written as UTF-8) or bytes (the AWS event
+ * stream's binary frames, written as they are). Empty where the format has nothing for the piece.
+ */
+export type WirePiece = string | Uint8Array;
+
+/** The number of bytes a piece puts on the wire. */
+export function wirePieceBytes(piece: WirePiece): number {
+  return typeof piece === 'string' ? Buffer.byteLength(piece) : piece.byteLength;
+}
 
 /** What a writer may know about the request it answers; everything else comes from the script. */
 export interface WriteContext {
@@ -31,12 +55,16 @@ export interface HttpReply {
   readonly body: string;
 }
 
-export interface WireWriter {
+/**
+ * One format's writer. `Bytes` is what its pieces are: `string` for the text formats, `Uint8Array`
+ * for the binary ones; a `WireWriter` without it may be either.
+ */
+export interface WireWriter<Bytes extends WirePiece = WirePiece> {
   readonly format: WireFormat;
   /** Response headers of a 200 stream. */
   streamHeaders(context: WriteContext): Record<string, string>;
-  /** The bytes of each piece, in order; `''` where the format has no event for that piece. */
-  render(script: StreamScript, context: WriteContext): string[];
+  /** What each piece writes, in order; empty where the format has no event for that piece. */
+  render(script: StreamScript, context: WriteContext): Bytes[];
   /** The whole response of a non-streaming call (`stream: false`, Gemini `generateContent`). */
   complete(script: StreamScript, context: WriteContext): HttpReply;
   /** A complete non-streaming error response with the provider's JSON error body. */

@@ -1,4 +1,6 @@
 import { anthropicWriter } from './anthropic-writer.ts';
+import { bedrockConverseWriter } from './bedrock-converse-writer.ts';
+import { bedrockInvokeWriter } from './bedrock-invoke-writer.ts';
 import { geminiWriter } from './gemini-writer.ts';
 import { ollamaWriter } from './ollama-writer.ts';
 import { openaiChatWriter } from './openai-chat-writer.ts';
@@ -13,5 +15,7 @@ export function defaultWriters(): Record<WireFormat, WireWriter> {
     anthropic: anthropicWriter(),
     gemini: geminiWriter(),
     ollama: ollamaWriter(),
+    'bedrock-invoke': bedrockInvokeWriter(),
+    'bedrock-converse': bedrockConverseWriter(),
   };
 }
