@@ -20,7 +20,6 @@ import {
   startCollector,
   startCollectorStack,
   startOtlpSink,
-  startPrometheus,
 } from './stack/index.ts';
 import {
   type AttributeValue,

@@ -17,7 +17,6 @@ import {
   startCollector,
   startCollectorStack,
   startOtlpSink,
-  startPrometheus,
   validateCollectorConfig,
 } from './stack/index.ts';
 import {

@@ -9,12 +9,9 @@ import { MILESTONE_TITLE } from '../../grafana/src/series.ts';
 import {
   type Collector,
   type CollectorStack,
-  type OtlpSink,
   type Prometheus,
   type PromSample,
   startCollectorStack,
-  startOtlpSink,
-  startPrometheus,
 } from '../stack/index.ts';
 import {
   type AttributeValue,

@@ -7,9 +7,12 @@
 // including the first text delta (metadata, role, ping, reasoning), each stream with a new detector;
 // "after" is a long run of text deltas fed to a detector that has already seen its first text —
 // where most of a stream's events are. The baseline is a bare line splitter: one native LF search per
-// line, no allocation. "parse all" is the same SSE/NDJSON parsing plus a JSON.parse of every event:
-// what a detector without its byte checks would cost.
+// line, no allocation (for an AWS event stream: one length read per message). "parse all" is the same
+// SSE/NDJSON/event-stream parsing plus a JSON.parse of every event (for Bedrock's invoke API, of the
+// payload and of its base64-decoded event): what a detector without its byte checks would cost.
 import { Buffer } from 'node:buffer';
+import { EventStreamCodec } from '@smithy/core/event-streams';
+import { createEventStreamReader } from '../src/formats/aws-eventstream.ts';
 import { FORMATS } from '../src/formats/index.ts';
 import { createNdjsonParser } from '../src/formats/ndjson-parser.ts';
 import { createSseParser } from '../src/formats/sse-parser.ts';
@@ -88,6 +91,29 @@ const anthropicDelta = (i: number) =>
     { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: word(i) } },
     'content_block_delta',
   );
+// Amazon Bedrock's AWS event-stream messages, framed by AWS's codec, padded as Bedrock pads them.
+const codec = new EventStreamCodec(
+  (bytes) => Buffer.from(bytes).toString('utf8'),
+  (text) => Buffer.from(text, 'utf8'),
+);
+const PADDING = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+const awsEvent = (eventType: string, payload: object, i = 0) =>
+  Buffer.from(
+    codec.encode({
+      headers: {
+        ':event-type': { type: 'string', value: eventType },
+        ':content-type': { type: 'string', value: 'application/json' },
+        ':message-type': { type: 'string', value: 'event' },
+      },
+      body: Buffer.from(JSON.stringify({ ...payload, p: PADDING.slice(0, 1 + ((i * 7) % 40)) })),
+    }),
+  );
+const invokeChunk = (event: object, i = 0) =>
+  awsEvent('chunk', { bytes: Buffer.from(JSON.stringify(event)).toString('base64') }, i);
+const invokeDelta = (i: number) =>
+  invokeChunk({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: word(i) } }, i);
+const converseDelta = (i: number) =>
+  awsEvent('contentBlockDelta', { contentBlockIndex: 0, delta: { text: word(i) } }, i);
 const geminiEvent = (i: number) =>
   Buffer.from(
     `data: {"candidates": [{"content": {"parts": [{"text": "${word(i)}${word(i + 1)}${word(i + 2)}"}],"role": "model"},"index": 0}],` +
@@ -215,6 +241,34 @@ const WORKLOADS: readonly Workload[] = [
     after: many((i) => ollamaRecord(i + 3)),
   },
   {
+    label: 'bedrock_invoke (Claude)',
+    format: FORMATS.bedrock_invoke,
+    before: [
+      invokeChunk({
+        type: 'message_start',
+        message: {
+          id: 'msg_bdrk_01XkT9fQ2r',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5-20250929',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 25, output_tokens: 1 },
+        },
+      }),
+      invokeChunk({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+      invokeDelta(0),
+    ],
+    after: many((i) => invokeDelta(i + 1)),
+  },
+  {
+    label: 'bedrock_converse',
+    format: FORMATS.bedrock_converse,
+    before: [awsEvent('messageStart', { role: 'assistant' }), converseDelta(0)],
+    after: many((i) => converseDelta(i + 1)),
+  },
+  {
     label: 'sse (unknown format)',
     format: FORMATS.sse,
     before: [anthropicDelta(0)],
@@ -254,12 +308,20 @@ const observer: StreamObserver = {
 };
 
 // The least work that finds the events: the LF of every line, and nothing else (the chunks here are
-// whole events, so no line needs carrying over).
-const bareSplitter = (): Consumer => ({
-  feed(chunk) {
-    for (let at = chunk.indexOf(0x0a); at !== -1; at = chunk.indexOf(0x0a, at + 1)) sink += at;
-  },
-});
+// whole events, so no line needs carrying over); in an AWS event stream, each message's length.
+const bareSplitter = (format: Format): Consumer =>
+  format.name.startsWith('bedrock')
+    ? {
+        feed(chunk) {
+          const buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+          for (let at = 0; at + 12 <= buffer.length; at += buffer.readUInt32BE(at)) sink += at;
+        },
+      }
+    : {
+        feed(chunk) {
+          for (let at = chunk.indexOf(0x0a); at !== -1; at = chunk.indexOf(0x0a, at + 1)) sink += at;
+        },
+      };
 
 const parseAll = (format: Format): Consumer => {
   const parse = (buffer: Buffer, start: number, end: number) => {
@@ -270,12 +332,23 @@ const parseAll = (format: Format): Consumer => {
     }
   };
   if (format.name === 'ollama' || format.name === 'ndjson') return createNdjsonParser({ onRecord: parse });
+  if (format.name === 'bedrock_converse')
+    return createEventStreamReader({ onMessage: (m) => parse(m.buffer, m.start, m.end) });
+  if (format.name === 'bedrock_invoke') {
+    return createEventStreamReader({
+      onMessage({ buffer, start, end }) {
+        const { bytes } = JSON.parse(buffer.toString('utf8', start, end)) as { bytes: string };
+        const json = Buffer.from(bytes, 'base64');
+        parse(json, 0, json.length);
+      },
+    });
+  }
   return createSseParser({ onEvent: ({ buffer, start, end }) => parse(buffer, start, end) });
 };
 
 type Make = (format: Format) => Consumer;
 const CONSUMERS: readonly [name: string, make: Make][] = [
-  ['baseline', () => bareSplitter()],
+  ['baseline', bareSplitter],
   ['parse all', parseAll],
   ['detector', (format) => format.createDetector(observer)],
 ];

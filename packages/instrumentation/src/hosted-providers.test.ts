@@ -1,19 +1,23 @@
 // Providers' models hosted by the clouds, as their users call them: Claude and Mistral on Vertex AI
 // (`…/publishers/{publisher}/models/{model}:streamRawPredict`, each in its maker's wire format and
-// with the model in the path only), OpenAI models on Azure (`…/openai/deployments/{name}/…`), and the
-// provider each cloud's host names; and the lane names such models give.
+// with the model in the path only), OpenAI models on Azure (`…/openai/deployments/{name}/…`), Claude
+// and Nova on Amazon Bedrock (`…/model/{model}/invoke-with-response-stream`, `…/converse-stream`, in
+// AWS event streams), and the provider each cloud's host names; and the lane names such models give.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
+import AnthropicBedrock from '@anthropic-ai/bedrock-sdk';
 import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
 import { type ProviderServer, type StreamScript, startProviderServer } from '@lanewatch/simulator';
 import { AzureOpenAI } from 'openai';
-import { type Harness, type ScriptedServer, startHarness, startScriptedServer } from '../test/harness.ts';
+import { type Harness, startHarness } from '../test/harness.ts';
 import { selectFormat } from './formats/index.ts';
 import { LaneConfigError, LaneMap } from './lane-map.ts';
 import { isLaneName, LANE_NAME_RULE } from './names.ts';
 import { Endpoints, identifyRequest, modelFromJsonBody, pathFamilyOf } from './request-identity.ts';
 
 const CANARY = 'CANARY-hosted-7d20';
+const ACCOUNT = '210987654321';
 const messages = [{ role: 'user' as const, content: `question ${CANARY}` }];
 const VERTEX = '/v1/projects/proj/locations/us-east5/publishers';
 
@@ -88,6 +92,56 @@ describe('hosted models: family, provider and model from the URL', () => {
       }),
       { family: 'openai_chat', provider: 'aws.bedrock', model: 'openai.gpt-oss-120b-1:0' },
     );
+  });
+
+  it("Bedrock's model operations: the model is the path's, decoded, and an ARN's last segment", () => {
+    const host = 'https://bedrock-runtime.us-east-1.amazonaws.com';
+    const claude = 'anthropic.claude-sonnet-4-20250514-v1:0';
+    assert.deepEqual(identify(host, `/model/${encodeURIComponent(claude)}/invoke-with-response-stream`), {
+      family: 'bedrock_invoke',
+      provider: 'aws.bedrock',
+      model: claude,
+    });
+    assert.deepEqual(identify(host, `/model/${encodeURIComponent(`us.${claude}`)}/converse-stream`), {
+      family: 'bedrock_converse',
+      provider: 'aws.bedrock',
+      model: `us.${claude}`,
+    });
+    for (const [operation, family] of [
+      ['invoke', 'bedrock_invoke'],
+      ['converse', 'bedrock_converse'],
+    ] as const) {
+      assert.equal(identify(host, `/model/amazon.nova-pro-v1:0/${operation}`).family, family);
+    }
+    // An inference profile's or a provisioned model's ARN: the profile or model, not the account.
+    const account = ACCOUNT;
+    const profile = `arn:aws:bedrock:us-east-1:${account}:application-inference-profile/a1b2c3d4`;
+    const byArn = identify(host, `/model/${encodeURIComponent(profile)}/converse-stream`);
+    assert.deepEqual(byArn, { family: 'bedrock_converse', provider: 'aws.bedrock', model: 'a1b2c3d4' });
+    const unencoded = `arn:aws:bedrock:us-east-1:${account}:inference-profile/us.${claude}`;
+    assert.equal(identify(host, `/model/${unencoded}/invoke-with-response-stream`).model, `us.${claude}`);
+    // Percent-encoding that does not decode names no model (the body's, when it names one).
+    assert.equal(identify(host, '/model/bad%E0%A4%A/converse-stream').model, undefined);
+    // The operations are Bedrock's wherever they are served (a proxy, the simulator).
+    assert.equal(identify('http://127.0.0.1:9000', '/model/m/converse-stream').provider, 'aws.bedrock');
+    // Bedrock's other APIs are not model calls.
+    assert.equal(pathFamilyOf('/model/m/count-tokens'), undefined);
+    assert.equal(pathFamilyOf('/guardrail/g1/version/1/apply'), undefined);
+    assert.equal(pathFamilyOf('/model/invoke'), undefined);
+    // Anthropic's and OpenAI's own APIs served by Bedrock (`bedrock-mantle`).
+    assert.deepEqual(
+      identify('https://bedrock-mantle.us-east-1.api.aws', '/anthropic/v1/messages', { model: claude }),
+      { family: 'anthropic_messages', provider: 'aws.bedrock', model: claude },
+    );
+  });
+
+  it("Bedrock's event streams are read by their operation's detector, others as unknown event streams", () => {
+    const eventstream = 'application/vnd.amazon.eventstream';
+    assert.equal(selectFormat('/model/m/invoke-with-response-stream', eventstream)?.name, 'bedrock_invoke');
+    assert.equal(selectFormat('/model/m%3A0/converse-stream', eventstream)?.name, 'bedrock_converse');
+    assert.equal(selectFormat('/v1/stream', eventstream)?.name, 'eventstream');
+    assert.equal(selectFormat('/model/m/converse-stream', 'text/event-stream')?.name, 'sse');
+    assert.equal(selectFormat('/model/m/converse', 'application/json'), undefined);
   });
 
   it("a Vertex AI stream is read with its maker's detector, not as unknown SSE", () => {
@@ -244,48 +298,78 @@ describe('lane names: one rule for the lane map, the lanes file and the probe', 
   });
 });
 
-describe("Bedrock's own event streams", () => {
+describe(`Claude and Nova on Amazon Bedrock through their clients (Node ${process.version})`, () => {
   let h: Harness;
-  let server: ScriptedServer;
+  let server: ProviderServer;
   before(async () => {
-    // Binary AWS event-stream frames: length-prefixed, not SSE or NDJSON.
-    const frame = Buffer.concat([
-      Buffer.from([0, 0, 0, 40, 0, 0, 0, 20]),
-      Buffer.from(CANARY.padEnd(32, '.')),
-    ]);
-    server = await startScriptedServer(() => ({
-      headersAt: 2,
-      headers: { 'content-type': 'application/vnd.amazon.eventstream' },
-      pieces: [
-        { at: 4, bytes: frame },
-        { at: 6, bytes: frame },
-      ],
-    }));
-    h = startHarness({ lanes: { 'bedrock-claude': `${server.url}/lane` } });
+    server = await startProviderServer({ respond: () => script() });
+    h = startHarness({ lanes: { 'bedrock-fast': `${server.url}/fast` } });
   });
   after(async () => {
     await server.close();
     await h.shutdown();
   });
+  beforeEach(() => h.reset());
 
-  it('no detector reads them: a lane-map lane records its headers and end, anything else nothing', async () => {
-    for (const prefix of ['/lane', '']) {
-      const res = await fetch(`${server.url}${prefix}/model/anthropic.claude-x/invoke-with-response-stream`, {
-        method: 'POST',
-        headers: { authorization: `AWS4-HMAC-SHA256 ${CANARY}` },
-        body: JSON.stringify({ messages }),
-      });
-      await res.arrayBuffer();
+  async function spans() {
+    await server.settled();
+    const finished = h.finishedSpans();
+    const exported = JSON.stringify({
+      spans: finished.map((s) => [s.name, s.attributes, s.events]),
+      m: await h.collect(),
+      d: h.diagnostics,
+    });
+    assert.ok(!exported.includes(CANARY), 'no prompt, output, reasoning or AWS credential');
+    assert.ok(!exported.includes(ACCOUNT), 'no AWS account');
+    return finished.map((s) => s.attributes);
+  }
+
+  it('@anthropic-ai/bedrock-sdk: the model from the path, aws.bedrock, every milestone and the tokens', async () => {
+    const client = new AnthropicBedrock({
+      baseURL: server.url,
+      awsRegion: 'us-east-1',
+      awsAccessKey: `AKIA${CANARY}`,
+      awsSecretKey: CANARY,
+      maxRetries: 0,
+    });
+    const profile = `arn:aws:bedrock:us-east-1:${ACCOUNT}:application-inference-profile/team-claude`;
+    for (const model of ['anthropic.claude-sonnet-4-20250514-v1:0', profile]) {
+      const stream = client.messages.stream({ model, max_tokens: 64, messages });
+      for await (const _ of stream);
     }
-    const spans = h.finishedSpans();
-    assert.equal(spans.length, 1, 'only the lane-map call');
-    const a = spans[0]?.attributes ?? {};
-    assert.equal(a['lanewatch.lane'], 'bedrock-claude');
-    assert.equal(a['lanewatch.outcome'], 'ok');
-    assert.equal(typeof a['lanewatch.headers_ms'], 'number');
-    assert.equal(typeof a['lanewatch.end_ms'], 'number');
-    assert.equal(a['lanewatch.first_chunk_ms'], undefined);
-    assert.equal(a['lanewatch.format'], undefined);
-    assert.ok(!JSON.stringify([a, spans[0]?.events, h.diagnostics]).includes(CANARY));
+    assert.match(server.sends.at(-1)?.request.path ?? '', /\/invoke-with-response-stream$/);
+    const [byId, byProfile] = await spans();
+    assert.equal(byId?.['lanewatch.format'], 'bedrock_invoke');
+    assert.equal(byId?.['gen_ai.provider.name'], 'aws.bedrock');
+    assert.equal(byId?.['gen_ai.request.model'], 'anthropic.claude-sonnet-4-20250514-v1:0');
+    assert.equal(byId?.['lanewatch.lane'], 'aws.bedrock/anthropic.claude-sonnet-4-20250514-v1:0');
+    assert.equal(byId?.['lanewatch.outcome'], 'ok');
+    assert.equal(byId?.['lanewatch.output.kind'], 'reasoning');
+    assert.ok(
+      (byId?.['lanewatch.first_text_ms'] as number) > (byId?.['lanewatch.first_output_ms'] as number),
+    );
+    assert.equal(byId?.['gen_ai.usage.input_tokens'], 17);
+    assert.equal(byId?.['gen_ai.usage.output_tokens'], 9);
+    assert.equal(byProfile?.['gen_ai.request.model'], 'team-claude');
+  });
+
+  it('@ai-sdk/amazon-bedrock ConverseStream under a lane-map lane', async () => {
+    const model = createAmazonBedrock({
+      baseURL: `${server.url}/fast`,
+      region: 'us-east-1',
+      accessKeyId: `AKIA${CANARY}`,
+      secretAccessKey: CANARY,
+    })('amazon.nova-pro-v1:0');
+    const { stream } = await model.doStream({
+      prompt: [{ role: 'user', content: [{ type: 'text', text: `question ${CANARY}` }] }],
+    });
+    for await (const _ of stream);
+    const [a] = await spans();
+    assert.equal(a?.['lanewatch.format'], 'bedrock_converse');
+    assert.equal(a?.['lanewatch.lane'], 'bedrock-fast');
+    assert.equal(a?.['gen_ai.request.model'], 'amazon.nova-pro-v1:0');
+    assert.equal(a?.['lanewatch.outcome'], 'ok');
+    assert.equal(typeof a?.['lanewatch.first_text_ms'], 'number');
+    assert.equal(a?.['gen_ai.usage.output_tokens'], 9);
   });
 });

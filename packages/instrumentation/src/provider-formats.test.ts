@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
+import AnthropicBedrock from '@anthropic-ai/bedrock-sdk';
 import Anthropic from '@anthropic-ai/sdk';
 import {
   type Piece,
@@ -36,6 +38,8 @@ function script(): StreamScript {
 
 interface Case {
   readonly format: WireFormat;
+  /** The detector that must read it (`lanewatch.format`). */
+  readonly detector: string;
   readonly call: (url: string) => Promise<void>;
   /** Whether the format reports reasoning as its own kind before the tool call. */
   readonly firstOutputKind: 'reasoning' | 'tool_call';
@@ -46,6 +50,7 @@ const messages = [{ role: 'user' as const, content: `question ${CANARY}` }];
 const CASES: Case[] = [
   {
     format: 'openai-chat',
+    detector: 'openai_chat',
     firstOutputKind: 'reasoning',
     call: async (url) => {
       const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: CANARY, maxRetries: 0 });
@@ -60,6 +65,7 @@ const CASES: Case[] = [
   },
   {
     format: 'openai-responses',
+    detector: 'openai_responses',
     firstOutputKind: 'reasoning',
     call: async (url) => {
       const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: CANARY, maxRetries: 0 });
@@ -73,6 +79,7 @@ const CASES: Case[] = [
   },
   {
     format: 'anthropic',
+    detector: 'anthropic_messages',
     firstOutputKind: 'reasoning',
     call: async (url) => {
       const client = new Anthropic({ baseURL: url, apiKey: CANARY, maxRetries: 0 });
@@ -82,6 +89,7 @@ const CASES: Case[] = [
   },
   {
     format: 'gemini',
+    detector: 'gemini',
     firstOutputKind: 'reasoning',
     call: async (url) => {
       const res = await fetch(`${url}/v1beta/models/gemini-sim:streamGenerateContent?alt=sse&key=${CANARY}`, {
@@ -94,6 +102,7 @@ const CASES: Case[] = [
   },
   {
     format: 'ollama',
+    detector: 'ollama',
     firstOutputKind: 'reasoning',
     call: async (url) => {
       const res = await fetch(`${url}/api/chat`, {
@@ -103,7 +112,52 @@ const CASES: Case[] = [
       await res.text();
     },
   },
+  {
+    // Claude on Amazon Bedrock: Anthropic's events, base64 inside AWS event-stream frames.
+    format: 'bedrock-invoke',
+    detector: 'bedrock_invoke',
+    firstOutputKind: 'reasoning',
+    call: async (url) => {
+      const stream = bedrockClaude(url).messages.stream({
+        model: 'anthropic.claude-sonnet-4-20250514-v1:0',
+        max_tokens: 64,
+        messages,
+      });
+      for await (const _ of stream);
+    },
+  },
+  {
+    // Bedrock's ConverseStream, as the AI SDK calls it (through fetch).
+    format: 'bedrock-converse',
+    detector: 'bedrock_converse',
+    firstOutputKind: 'reasoning',
+    call: async (url) => {
+      const model = createAmazonBedrock({
+        baseURL: url,
+        region: 'us-east-1',
+        accessKeyId: `AKIA${CANARY}`,
+        secretAccessKey: CANARY,
+        sessionToken: CANARY,
+      })('us.amazon.nova-premier-v1:0');
+      const { stream } = await model.doStream({
+        prompt: [{ role: 'user', content: [{ type: 'text', text: `question ${CANARY}` }] }],
+      });
+      for await (const _ of stream);
+    },
+  },
 ];
+
+/** Anthropic's Bedrock client, signing with AWS credentials that are canaries. */
+function bedrockClaude(url: string): AnthropicBedrock {
+  return new AnthropicBedrock({
+    baseURL: url,
+    awsRegion: 'us-east-1',
+    awsAccessKey: `AKIA${CANARY}`,
+    awsSecretKey: CANARY,
+    awsSessionToken: CANARY,
+    maxRetries: 0,
+  });
+}
 
 /** The server's send time of the first piece of a kind that the format put on the wire. */
 function sentAt(record: RequestRecord, kinds: readonly string[]): number | undefined {
@@ -140,6 +194,7 @@ describe(`provider wire formats through their official clients (Node ${process.v
       const [span] = h.finishedSpans();
       assert.ok(span, 'one span');
       const a = span.attributes;
+      assert.equal(a['lanewatch.format'], c.detector);
       assert.equal(a['lanewatch.outcome'], 'ok', `outcome (error.type ${a['error.type']})`);
       assert.equal(a['lanewatch.output.kind'], c.firstOutputKind);
       assert.equal(a['gen_ai.usage.input_tokens'], 21);
@@ -193,6 +248,38 @@ describe(`provider wire formats through their official clients (Node ${process.v
       const [span] = h.finishedSpans();
       assert.equal(span?.attributes['lanewatch.outcome'], 'error');
       assert.equal(span?.attributes['error.type'], 'stream_error:overloaded_error');
+      assert.ok(!JSON.stringify([span?.attributes, span?.status, h.diagnostics]).includes(CANARY));
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it('bedrock: an in-stream exception is an error of class stream_error:<its :exception-type>', async () => {
+    const failing = await startProviderServer({
+      respond: () => ({
+        kind: 'stream',
+        headersDelayMs: 5,
+        pieces: [
+          { kind: 'start', delayMs: 5 },
+          { kind: 'text', delayMs: 5, text: CANARY },
+          { kind: 'error', delayMs: 5, errorType: 'overloaded', message: CANARY },
+        ],
+      }),
+    });
+    try {
+      await assert.rejects(async () => {
+        const stream = bedrockClaude(failing.url).messages.stream({
+          model: 'anthropic.claude-sonnet-4-20250514-v1:0',
+          max_tokens: 8,
+          messages,
+        });
+        for await (const _ of stream);
+      });
+      const [span] = h.finishedSpans();
+      assert.equal(span?.attributes['lanewatch.format'], 'bedrock_invoke');
+      assert.equal(span?.attributes['lanewatch.outcome'], 'error');
+      assert.equal(span?.attributes['error.type'], 'stream_error:serviceunavailableexception');
+      assert.equal(typeof span?.attributes['lanewatch.first_text_ms'], 'number');
       assert.ok(!JSON.stringify([span?.attributes, span?.status, h.diagnostics]).includes(CANARY));
     } finally {
       await failing.close();

@@ -11,7 +11,14 @@ export interface UndiciRequestLike {
 }
 
 /** The wire family a request path speaks, which also names the provider for unknown hosts. */
-export type PathFamily = 'openai_chat' | 'openai_responses' | 'anthropic_messages' | 'gemini' | 'ollama';
+export type PathFamily =
+  | 'openai_chat'
+  | 'openai_responses'
+  | 'anthropic_messages'
+  | 'gemini'
+  | 'ollama'
+  | 'bedrock_converse'
+  | 'bedrock_invoke';
 
 /**
  * Who a URL is — server, wire family, provider, operation, configured lane — decided once per origin
@@ -27,7 +34,7 @@ export interface Endpoint {
   readonly provider: string;
   /** From the lane map; `undefined` means "provider/model", decided when the model is known. */
   readonly configuredLane: string | undefined;
-  /** The model named in the URL path (Gemini, Vertex AI, an Azure OpenAI deployment), if any. */
+  /** The model named in the URL path (Gemini, Vertex AI, Bedrock, an Azure OpenAI deployment), if any. */
   readonly pathModel: string | undefined;
   /** The path without its query, which decides the response's format. */
   readonly path: string;
@@ -52,6 +59,7 @@ const KNOWN_HOSTS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\.cognitiveservices\.azure\.com$/, 'azure.ai.openai'],
   [/\.services\.ai\.azure\.com$/, 'azure.ai.inference'],
   [/^bedrock-runtime(-fips)?\.[a-z0-9-]+\.amazonaws\.com$/, 'aws.bedrock'],
+  [/^bedrock-mantle\.[a-z0-9-]+\.api\.aws$/, 'aws.bedrock'], // Anthropic's and OpenAI's APIs on Bedrock
   [/(^|\.)api\.anthropic\.com$/, 'anthropic'],
   [/^generativelanguage\.googleapis\.com$/, 'gcp.gemini'],
   [/aiplatform\.googleapis\.com$/, 'gcp.vertex_ai'],
@@ -71,6 +79,8 @@ const FAMILY_PROVIDER: Readonly<Record<PathFamily, string>> = {
   anthropic_messages: 'anthropic',
   gemini: 'gcp.gemini',
   ollama: 'ollama',
+  bedrock_converse: 'aws.bedrock',
+  bedrock_invoke: 'aws.bedrock',
 };
 
 export function pathFamilyOf(path: string): PathFamily | undefined {
@@ -79,7 +89,34 @@ export function pathFamilyOf(path: string): PathFamily | undefined {
   if (path.endsWith('/v1/messages')) return 'anthropic_messages';
   if (path.includes(':streamGenerateContent') || path.includes(':generateContent')) return 'gemini';
   if (path.endsWith('/api/chat') || path.endsWith('/api/generate')) return 'ollama';
-  return vertexPartnerOf(path)?.family;
+  return vertexPartnerOf(path)?.family ?? bedrockOperationOf(path)?.family;
+}
+
+/**
+ * Amazon Bedrock's model operations: `/model/{modelId}/{converse|converse-stream|invoke|
+ * invoke-with-response-stream}`. The model ID is percent-encoded by the clients
+ * (`anthropic.claude-sonnet-4-20250514-v1%3A0`); an ARN (an inference profile, a provisioned model)
+ * names the model by its last segment, without the account it belongs to.
+ */
+const BEDROCK_OPERATION =
+  /\/model\/([^?#]{1,512}?)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
+
+/** The family and model of a Bedrock model-operation path, if `path` is one. */
+export function bedrockOperationOf(
+  path: string,
+): { family: 'bedrock_converse' | 'bedrock_invoke'; model: string | undefined } | undefined {
+  if (!path.endsWith('/converse') && !path.endsWith('-stream') && !path.endsWith('/invoke')) return undefined;
+  const m = BEDROCK_OPERATION.exec(path);
+  if (m === null) return undefined;
+  const family = (m[2] as string).startsWith('converse') ? 'bedrock_converse' : 'bedrock_invoke';
+  let model: string | undefined;
+  try {
+    model = decodeURIComponent(m[1] as string);
+  } catch {
+    model = undefined; // not valid percent-encoding: no model rather than a garbled one
+  }
+  if (model?.startsWith('arn:')) model = model.slice(model.lastIndexOf('/') + 1) || undefined;
+  return { family, model };
 }
 
 /**
@@ -110,6 +147,7 @@ const AZURE_DEPLOYMENT = /\/openai\/deployments\/([A-Za-z0-9._-]{1,128})\/chat\/
 function pathModelOf(family: PathFamily | undefined, path: string): string | undefined {
   if (family === 'gemini') return geminiModelOf(path);
   if (family === 'openai_chat' && path.includes('/deployments/')) return AZURE_DEPLOYMENT.exec(path)?.[1];
+  if (family === 'bedrock_converse' || family === 'bedrock_invoke') return bedrockOperationOf(path)?.model;
   return vertexPartnerOf(path)?.model;
 }
 

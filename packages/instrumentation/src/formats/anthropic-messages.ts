@@ -59,6 +59,48 @@ function inputTokens(usage: JsonObject): number | undefined {
   return sum;
 }
 
+/**
+ * One Anthropic Messages event of type `type` whose JSON is `buffer[start, end)`, `body` when it was
+ * parsed already: what it reports. Shared with the event streams that carry these events
+ * (Amazon Bedrock's `invoke-with-response-stream`).
+ */
+export function readAnthropicEvent(
+  type: string,
+  parsed: JsonObject | undefined,
+  buffer: Buffer,
+  start: number,
+  end: number,
+  report: StreamReport,
+): void {
+  let body = parsed;
+  switch (type) {
+    case 'content_block_delta':
+      if (body === undefined && !worthParsingDelta(buffer, start, end, report)) return;
+      body ??= parseObject(buffer, start, end);
+      readDelta(objectAt(body, 'delta'), report);
+      return;
+    case 'message_start': {
+      body ??= parseObject(buffer, start, end);
+      const usage = objectAt(objectAt(body, 'message'), 'usage');
+      if (usage !== undefined) report.usage(inputTokens(usage), undefined);
+      return;
+    }
+    case 'message_delta': {
+      body ??= parseObject(buffer, start, end);
+      const usage = objectAt(body, 'usage');
+      if (usage !== undefined) report.usage(inputTokens(usage), usage.output_tokens);
+      return;
+    }
+    case 'message_stop':
+      report.terminal();
+      return;
+    case 'error':
+      body ??= parseObject(buffer, start, end);
+      report.streamError(objectAt(body, 'error')?.type);
+      return;
+  }
+}
+
 export const anthropicMessages: Format = {
   name: 'anthropic_messages',
   hasTerminal: true,
@@ -79,32 +121,7 @@ export const anthropicMessages: Format = {
             if (body === undefined || typeof body.type !== 'string') return;
             type = body.type;
           }
-          switch (type) {
-            case 'content_block_delta':
-              if (body === undefined && !worthParsingDelta(buffer, start, end, report)) return;
-              body ??= parseObject(buffer, start, end);
-              readDelta(objectAt(body, 'delta'), report);
-              return;
-            case 'message_start': {
-              body ??= parseObject(buffer, start, end);
-              const usage = objectAt(objectAt(body, 'message'), 'usage');
-              if (usage !== undefined) report.usage(inputTokens(usage), undefined);
-              return;
-            }
-            case 'message_delta': {
-              body ??= parseObject(buffer, start, end);
-              const usage = objectAt(body, 'usage');
-              if (usage !== undefined) report.usage(inputTokens(usage), usage.output_tokens);
-              return;
-            }
-            case 'message_stop':
-              report.terminal();
-              return;
-            case 'error':
-              body ??= parseObject(buffer, start, end);
-              report.streamError(objectAt(body, 'error')?.type);
-              return;
-          }
+          readAnthropicEvent(type, body, buffer, start, end, report);
         },
         onIssue: () => report.oversizedLine(),
       },

@@ -5,11 +5,11 @@ import fc from 'fast-check';
 import { FORMATS, selectFormat } from './index.ts';
 import type { Format } from './stream-observer.ts';
 import {
-  bodyOf,
   byteByByte,
   detect,
+  endingsOf,
   type GoldenCase,
-  LINE_ENDINGS,
+  goldenBody,
   loadGoldenCases,
   PLAIN_TEXT,
   RecordingObserver,
@@ -37,13 +37,22 @@ function detectThroughReusedBuffer(format: Format, chunks: readonly Buffer[]): s
   return observer.calls;
 }
 
-function malformedPrefix(golden: GoldenCase): string {
+/** The golden case's template with a malformed event first. */
+function withMalformedEvent(golden: GoldenCase): string {
   // Unterminated JSON holding every key any detector looks for, so that it reaches JSON.parse.
   const broken =
     '{"type":"response.output_text.delta","delta":"{{SECRET}}","choices":[{"delta":{"content":"{{SECRET}}",' +
     '"reasoning":"x"}}],"message":{"content":"x","thinking":"x"},"response":"x","text":"x","thought":true,' +
     '"finishReason":"STOP","done":true,"usage":{"prompt_tokens":1},"error":{"type":"x"},"partial_json":"{{SECRET}}';
-  return golden.template.startsWith('{') ? `${broken}\n` : `data: ${broken}\n\n`;
+  if (golden.encoding === 'eventstream') {
+    // A message of the kind the format reads, its JSON cut short; the rest of the messages after it.
+    const type = golden.format === 'bedrock_invoke' ? 'chunk' : 'contentBlockDelta';
+    const headers = { ':event-type': type, ':message-type': 'event', ':content-type': 'application/json' };
+    const spec =
+      golden.format === 'bedrock_invoke' ? { headers, bytesRaw: broken } : { headers, raw: broken };
+    return `[${JSON.stringify(spec)},${golden.template.trimStart().slice(1)}`;
+  }
+  return (golden.template.startsWith('{') ? `${broken}\n` : `data: ${broken}\n\n`) + golden.template;
 }
 
 describe('golden cases', () => {
@@ -61,8 +70,8 @@ describe('golden cases', () => {
       });
 
       it('gives the expected calls fed whole and byte by byte, with LF, CRLF and CR', () => {
-        for (const ending of LINE_ENDINGS) {
-          const body = bodyOf(golden.template, PLAIN_TEXT, ending);
+        for (const ending of endingsOf(golden)) {
+          const body = goldenBody(golden, golden.template, PLAIN_TEXT, ending);
           assert.deepEqual(detect(format, [body]), golden.expected, `whole, ${JSON.stringify(ending)}`);
           assert.deepEqual(
             detect(format, byteByByte(body)),
@@ -73,8 +82,8 @@ describe('golden cases', () => {
       });
 
       it('gives the same calls at any split points, even when the chunk buffer is reused', () => {
-        for (const ending of LINE_ENDINGS) {
-          const body = bodyOf(golden.template, PLAIN_TEXT, ending);
+        for (const ending of endingsOf(golden)) {
+          const body = goldenBody(golden, golden.template, PLAIN_TEXT, ending);
           fc.assert(
             fc.property(
               fc.array(fc.integer({ min: 1, max: body.length - 1 }), { maxLength: 40 }),
@@ -90,19 +99,23 @@ describe('golden cases', () => {
       });
 
       it('counts a malformed event as an event and reads on', () => {
-        const template = malformedPrefix(golden) + golden.template;
-        for (const ending of LINE_ENDINGS) {
-          const body = bodyOf(template, PLAIN_TEXT, ending);
+        const template = withMalformedEvent(golden);
+        for (const ending of endingsOf(golden)) {
+          const body = goldenBody(golden, template, PLAIN_TEXT, ending);
           assert.deepEqual(detect(format, [body]), ['event', ...golden.expected]);
           assert.deepEqual(detect(format, byteByByte(body)), ['event', ...golden.expected]);
         }
       });
 
       it('never passes on the text, reasoning, arguments or error messages (canary)', () => {
-        const template = malformedPrefix(golden) + golden.template;
-        for (const ending of LINE_ENDINGS) {
-          const body = bodyOf(template, CANARY, ending);
-          assert.ok(body.includes(CANARY), 'the canary is in the body');
+        const template = withMalformedEvent(golden);
+        for (const ending of endingsOf(golden)) {
+          const body = goldenBody(golden, template, CANARY, ending);
+          // Bedrock's invoke API carries it in base64: there, the template must have a place for it.
+          assert.ok(
+            golden.encoding === 'text' ? body.includes(CANARY) : template.includes('{{SECRET}}'),
+            'the canary is in the body',
+          );
           fc.assert(
             fc.property(fc.array(fc.nat({ max: body.length }), { maxLength: 30 }), (offsets) => {
               let calls: string[] = [];

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { selectFormat } from './index.ts';
+import { FORMATS, selectFormat } from './index.ts';
 
 const SSE = 'text/event-stream';
 const NDJSON = 'application/x-ndjson';
@@ -55,5 +56,10 @@ describe('selectFormat', () => {
     );
     assert.equal(nameOf('/v1/chat/completions', undefined), undefined);
     assert.equal(nameOf('/index.html', 'text/html'), undefined);
+  });
+
+  it('names, in the README, every format a span can carry as lanewatch.format', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const name of Object.keys(FORMATS)) assert.ok(readme.includes(`\`${name}\``), name);
   });
 });

@@ -1,5 +1,6 @@
-import { vertexPartnerOf } from '../request-identity.ts';
+import { bedrockOperationOf, vertexPartnerOf } from '../request-identity.ts';
 import { anthropicMessages } from './anthropic-messages.ts';
+import { bedrockConverse, bedrockInvoke, genericEventStream } from './bedrock.ts';
 import { gemini } from './gemini.ts';
 import { genericNdjson, genericSse } from './generic.ts';
 import { ollama } from './ollama.ts';
@@ -22,11 +23,14 @@ export const FORMATS: Readonly<Record<FormatName, Format>> = {
   anthropic_messages: anthropicMessages,
   gemini,
   ollama,
+  bedrock_converse: bedrockConverse,
+  bedrock_invoke: bedrockInvoke,
   sse: genericSse,
   ndjson: genericNdjson,
+  eventstream: genericEventStream,
 };
 
-type Framing = 'sse' | 'ndjson';
+type Framing = 'sse' | 'ndjson' | 'eventstream';
 
 /** The streaming framing a content type announces; undefined for anything else (a whole JSON body…). */
 function framingOf(contentType: string | undefined): Framing | undefined {
@@ -41,6 +45,8 @@ function framingOf(contentType: string | undefined): Framing | undefined {
     case 'application/jsonl':
     case 'application/x-jsonlines':
       return 'ndjson';
+    case 'application/vnd.amazon.eventstream':
+      return 'eventstream';
     default:
       return undefined;
   }
@@ -58,6 +64,10 @@ function formatOfPath(path: string): Format | undefined {
   const partner = vertexPartnerOf(path)?.family;
   if (partner === 'anthropic_messages') return anthropicMessages;
   if (partner === 'openai_chat') return openaiChat;
+  // Amazon Bedrock's `/model/{model}/converse-stream` and `/model/{model}/invoke-with-response-stream`.
+  const bedrock = bedrockOperationOf(path)?.family;
+  if (bedrock === 'bedrock_converse') return bedrockConverse;
+  if (bedrock === 'bedrock_invoke') return bedrockInvoke;
   return undefined;
 }
 
@@ -67,8 +77,11 @@ const FRAMING_OF_FORMAT: Readonly<Record<FormatName, Framing>> = {
   anthropic_messages: 'sse',
   gemini: 'sse',
   ollama: 'ndjson',
+  bedrock_converse: 'eventstream',
+  bedrock_invoke: 'eventstream',
   sse: 'sse',
   ndjson: 'ndjson',
+  eventstream: 'eventstream',
 };
 
 /**
@@ -76,11 +89,13 @@ const FRAMING_OF_FORMAT: Readonly<Record<FormatName, Framing>> = {
  * when the response is not a stream.
  *
  * The content type says whether it is a stream at all, and its framing: `text/event-stream` (SSE),
- * `application/x-ndjson` / `application/jsonl` (NDJSON). A response without one of those — a
+ * `application/x-ndjson` / `application/jsonl` (NDJSON), `application/vnd.amazon.eventstream` (AWS
+ * event streams). A response without one of those — a
  * non-streaming `application/json` answer, or no content type — is not a stream. Then the path names
  * the provider format (`/chat/completions`, `/responses`, `/v1/messages`, `:streamGenerateContent`,
- * `/api/chat`, `/api/generate`, Vertex AI's `/publishers/{anthropic|mistralai}/models/…:streamRawPredict`)
- * when its framing matches; otherwise the generic SSE or NDJSON format
+ * `/api/chat`, `/api/generate`, Vertex AI's `/publishers/{anthropic|mistralai}/models/…:streamRawPredict`,
+ * Bedrock's `/model/{model}/converse-stream` and `/invoke-with-response-stream`)
+ * when its framing matches; otherwise the generic SSE, NDJSON or event-stream format
  * still measures the first event and the end. Only the path is read: anything from a `?` on is cut
  * off first, since query strings can carry API keys.
  */
@@ -92,5 +107,5 @@ export function selectFormat(path: string, contentType: string | undefined): For
   if (bare.length > 1 && bare.endsWith('/')) bare = bare.slice(0, -1);
   const format = formatOfPath(bare);
   if (format !== undefined && FRAMING_OF_FORMAT[format.name] === framing) return format;
-  return framing === 'sse' ? genericSse : genericNdjson;
+  return framing === 'sse' ? genericSse : framing === 'ndjson' ? genericNdjson : genericEventStream;
 }

@@ -1,14 +1,17 @@
 import type { OutputKind } from '../names.ts';
 
-/** The wire formats lanewatch understands. `sse` and `ndjson` are the unknown-format fallbacks. */
+/** The wire formats lanewatch understands. `sse`, `ndjson` and `eventstream` are the unknown-format fallbacks. */
 export type FormatName =
   | 'openai_chat'
   | 'openai_responses'
   | 'anthropic_messages'
   | 'gemini'
   | 'ollama'
+  | 'bedrock_converse'
+  | 'bedrock_invoke'
   | 'sse'
-  | 'ndjson';
+  | 'ndjson'
+  | 'eventstream';
 
 /**
  * What a format detector reports while it reads a response body. All calls are synchronous, made

@@ -4,6 +4,7 @@
 import { Buffer } from 'node:buffer';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { EventStreamCodec } from '@smithy/core/event-streams';
 import type { DetectorOptions, Format, FormatName, StreamObserver } from '../stream-observer.ts';
 
 export interface GoldenCase {
@@ -11,8 +12,13 @@ export interface GoldenCase {
   readonly path: string;
   readonly contentType: string;
   readonly format: FormatName;
-  /** The body with `{{SECRET}}` where the provider would put text, reasoning, arguments or a message. */
+  /**
+   * The body with `{{SECRET}}` where the provider would put text, reasoning, arguments or a message.
+   * For a binary AWS event stream (`input.eventstream.json`), its messages as `EventStreamSpec`s.
+   */
   readonly template: string;
+  /** `text`: the body as written, in any line ending; `eventstream`: messages encoded by AWS's codec. */
+  readonly encoding: 'text' | 'eventstream';
   /** The observer calls, one per line, as `RecordingObserver` writes them. */
   readonly expected: readonly string[];
 }
@@ -36,6 +42,7 @@ export function loadGoldenCases(): GoldenCase[] {
         name: entry.name,
         ...meta,
         template: readFileSync(join(dir, input), 'utf8'),
+        encoding: input.endsWith('.eventstream.json') ? ('eventstream' as const) : ('text' as const),
         expected: readFileSync(join(dir, 'expected.txt'), 'utf8').split('\n').filter(Boolean),
       };
     });
@@ -50,6 +57,64 @@ export const LINE_ENDINGS: readonly LineEnding[] = ['\n', '\r\n', '\r'];
 export function bodyOf(template: string, secret: string, ending: LineEnding = '\n'): Buffer {
   const text = template.replaceAll('{{SECRET}}', secret);
   return Buffer.from(ending === '\n' ? text : text.replaceAll('\n', ending), 'utf8');
+}
+
+/** The body of a golden case with `secret` in it: text in `ending`, or an encoded event stream. */
+export function goldenBody(
+  golden: Pick<GoldenCase, 'encoding'>,
+  template: string,
+  secret: string,
+  ending: LineEnding = '\n',
+): Buffer {
+  if (golden.encoding === 'text') return bodyOf(template, secret, ending);
+  const specs = JSON.parse(template.replaceAll('{{SECRET}}', secret)) as EventStreamSpec[];
+  return eventStream(...specs);
+}
+
+/** The line endings a golden case is read in: all three for text, none for an event stream. */
+export function endingsOf(golden: Pick<GoldenCase, 'encoding'>): readonly LineEnding[] {
+  return golden.encoding === 'text' ? LINE_ENDINGS : ['\n'];
+}
+
+/**
+ * One AWS event-stream message: string headers, and a payload that is `json` encoded, `bytes` as
+ * Bedrock's InvokeModelWithResponseStream wraps a model's JSON (`{"bytes":"<base64>","p":…}`),
+ * `bytesRaw` wrapped the same way as it is, or `raw` as it is.
+ */
+export interface EventStreamSpec {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly json?: unknown;
+  readonly bytes?: unknown;
+  readonly bytesRaw?: string;
+  readonly raw?: string;
+}
+
+const codec = new EventStreamCodec(
+  (bytes) => Buffer.from(bytes).toString('utf8'),
+  (text) => Buffer.from(text, 'utf8'),
+);
+
+function payloadOf(spec: EventStreamSpec): string {
+  if (spec.raw !== undefined) return spec.raw;
+  if (spec.bytesRaw !== undefined || spec.bytes !== undefined) {
+    const inner = spec.bytesRaw ?? JSON.stringify(spec.bytes);
+    return JSON.stringify({ bytes: Buffer.from(inner, 'utf8').toString('base64'), p: 'abcdefghijklmnopq' });
+  }
+  return JSON.stringify(spec.json ?? {});
+}
+
+/** AWS event-stream messages, encoded by AWS's own codec (CRCs and all), one after the other. */
+export function eventStream(...specs: EventStreamSpec[]): Buffer {
+  return Buffer.concat(
+    specs.map((spec) =>
+      codec.encode({
+        headers: Object.fromEntries(
+          Object.entries(spec.headers).map(([name, value]) => [name, { type: 'string', value }]),
+        ),
+        body: Buffer.from(payloadOf(spec), 'utf8'),
+      }),
+    ),
+  );
 }
 
 export class RecordingObserver implements StreamObserver {
