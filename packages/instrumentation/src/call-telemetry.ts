@@ -1,11 +1,4 @@
-import {
-  type Attributes,
-  type Histogram,
-  type Meter,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-} from '@opentelemetry/api';
+import { type Attributes, type Histogram, type Meter, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { CallRecord } from './call-record.ts';
 import { CallTargets, type MetricAttributes } from './call-targets.ts';
 import { diagnose } from './diagnosis.ts';
@@ -19,6 +12,7 @@ import {
   SPAN_ATTR,
 } from './names.ts';
 import type { AttributeSets } from './own-meter.ts';
+import type { SpanStarter } from './own-tracer.ts';
 
 export { CallTargets };
 
@@ -104,7 +98,7 @@ export function recordCall(
   record: CallRecord,
   result: CallResult,
   instruments: CallInstruments,
-  tracer: Tracer | undefined,
+  tracer: SpanStarter | undefined,
   targets: CallTargets,
 ): void {
   const id = record.identity;

@@ -22,6 +22,7 @@ import { type Format, selectFormat } from './formats/index.ts';
 import { LaneMap, type LaneMapInput, parseLaneMapEnv } from './lane-map.ts';
 import { INSTRUMENTATION_SCOPE } from './names.ts';
 import { type AttributeSets, OwnMeter, type ReaderChoices } from './own-meter.ts';
+import type { OwnTracer, SpanStarter } from './own-tracer.ts';
 import {
   type Endpoint,
   Endpoints,
@@ -63,7 +64,7 @@ const BATCH_DELAY_MS = 50;
 interface HeldCall {
   readonly record: CallRecord;
   readonly result: CallResult;
-  readonly tracer: Tracer | undefined;
+  readonly tracer: SpanStarter | undefined;
 }
 
 interface HeadersMessage {
@@ -105,6 +106,8 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
   #endpoints = new Endpoints(new LaneMap(undefined));
   #targets = new CallTargets(100);
   #instruments = new CallInstruments(metrics.getMeter(INSTRUMENTATION_SCOPE, VERSION), () => this.flush());
+  /** Set by `useOwnTracer`: the spans are made by lanewatch and go to the SDK's span processor. */
+  #ownTracer: OwnTracer | undefined;
   /** Set by `useOwnMeter`: the histograms go to lanewatch's own meter, not the SDK's. */
   #ownMeter = false;
   /** Made by `metricProducer()`: the own meter it starts when the SDK hands over its provider. */
@@ -181,6 +184,16 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     this.flush();
     this.#ownMeter = true;
     this.#instruments = new CallInstruments(meter, undefined, sets);
+  }
+
+  /**
+   * What `register` does under the SDK's default sampler and span limits (see `OwnTracer`): spans
+   * are made by `tracer`, which hands them to the SDK's span processor; the tracer provider an SDK
+   * hands over is not used for them after this.
+   */
+  useOwnTracer(tracer: OwnTracer): void {
+    this.flush();
+    this.#ownTracer = tracer;
   }
 
   /**
@@ -392,7 +405,7 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     // detector state (partial lines, buffers) alive across collections.
     record.detector = undefined;
     this.#records.delete(request);
-    const tracer = this.#config.spans === false ? undefined : this.#tracer;
+    const tracer = this.#config.spans === false ? undefined : (this.#ownTracer ?? this.#tracer);
     const result = outcomeOf(record, failure);
     if (this.#config.batchRecording !== true) {
       recordCall(record, result, this.#instruments, tracer, this.#targets);

@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import { OTLPMetricExporter as OTLPMetricExporterGrpc } from '@opentelemetry/exporter-metrics-otlp-grpc';
 import { OTLPMetricExporter as OTLPMetricExporterJson } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as OTLPMetricExporterProto } from '@opentelemetry/exporter-metrics-otlp-proto';
@@ -12,7 +13,13 @@ import {
   type PushMetricExporter,
 } from '@opentelemetry/sdk-metrics';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import type { SpanExporter } from '@opentelemetry/sdk-trace';
+import {
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type Sampler,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace';
 import { ExitBoundedMetricExporter, ExitBoundedSpanExporter } from './exit-bounded-exporter.ts';
 import { EXPONENTIAL, histogramAggregationFromEnv, lanewatchViews } from './exponential-views.ts';
 import {
@@ -22,7 +29,10 @@ import {
   supportedNode,
 } from './instrumentation.ts';
 import { LaneConfigError, LaneMap, type LaneMapInput, parseLaneMapEnv } from './lane-map.ts';
+import { INSTRUMENTATION_SCOPE } from './names.ts';
 import { OwnMeter } from './own-meter.ts';
+import { OwnTracer, sdkSpanIdentity } from './own-tracer.ts';
+import { VERSION } from './version.ts';
 
 export interface RunningLanewatch {
   readonly instrumentation: LanewatchInstrumentation;
@@ -63,14 +73,31 @@ export function startLanewatch(
   const views =
     histogramAggregationFromEnv(env)(InstrumentType.HISTOGRAM) === EXPONENTIAL ? lanewatchViews() : [];
   instrumentation.useOwnMeter(own.meter(views), own.sets);
+  // Left to the NodeSDK (from the same variables) when it is not one OTLP exporter.
+  const traceExporter = traceExporterFromEnv(env, bounded);
+  // lanewatch's spans are made by lanewatch and handed to the SDK's span processor (see
+  // `OwnTracer`) when nothing asks for what only the SDK's tracer does; the processor is then made
+  // here, as the NodeSDK would make it, so both can use it.
+  const sampler =
+    traceExporter === undefined || instrumentation.getConfig().spans === false
+      ? undefined
+      : ownSpanSamplerFromEnv(env);
+  const spanProcessor =
+    traceExporter === undefined || sampler === undefined
+      ? undefined
+      : batchSpanProcessorFromEnv(traceExporter, env);
   const sdk = new NodeSDK({
     instrumentations: [instrumentation],
     metricReaders,
-    // Left to the NodeSDK (from the same variables) when it is not one OTLP exporter.
-    traceExporter: traceExporterFromEnv(env, bounded),
+    ...(spanProcessor === undefined ? { traceExporter } : { spanProcessors: [spanProcessor] }),
     views,
   });
   sdk.start();
+  if (spanProcessor !== undefined && sampler !== undefined) {
+    const identity = sdkSpanIdentity(trace.getTracer(INSTRUMENTATION_SCOPE, VERSION));
+    if (identity !== undefined)
+      instrumentation.useOwnTracer(new OwnTracer({ spanProcessor, sampler, ...identity }));
+  }
 
   let stopping: Promise<void> | undefined;
   const shutdown = () => {
@@ -115,6 +142,56 @@ export function spansFromEnv(env: NodeJS.ProcessEnv, warn: (message: string) => 
     `lanewatch: LANEWATCH_SPANS=${shown(value)} is not true or false; lanewatch's spans stay on until it is fixed`,
   );
   return true;
+}
+
+/** The variables that set span limits: with any of them, lanewatch's spans go through the SDK's tracer. */
+const SPAN_LIMIT_VARIABLES = [
+  'OTEL_ATTRIBUTE_COUNT_LIMIT',
+  'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT',
+  'OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT',
+  'OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT',
+  'OTEL_SPAN_EVENT_COUNT_LIMIT',
+  'OTEL_SPAN_LINK_COUNT_LIMIT',
+  'OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT',
+  'OTEL_SPAN_ATTRIBUTE_PER_EVENT_COUNT_LIMIT',
+  'OTEL_LINK_ATTRIBUTE_COUNT_LIMIT',
+  'OTEL_SPAN_ATTRIBUTE_PER_LINK_COUNT_LIMIT',
+];
+
+/**
+ * The sampler lanewatch's own spans decide with (see `OwnTracer`): the one the Node SDK builds when
+ * `OTEL_TRACES_SAMPLER` is unset, `parentbased_always_on` or `always_on`. Undefined — the spans then
+ * go through the SDK's tracer — when the variables ask for what only the SDK's tracer does: another
+ * sampler, span limits (which could cut a span), or the SDK's metrics about its own spans.
+ */
+export function ownSpanSamplerFromEnv(env: NodeJS.ProcessEnv): Sampler | undefined {
+  if (SPAN_LIMIT_VARIABLES.some((name) => env[name]?.trim())) return undefined;
+  if (env.OTEL_NODE_EXPERIMENTAL_SDK_METRICS?.trim().toLowerCase() === 'true') return undefined;
+  const sampler = env.OTEL_TRACES_SAMPLER;
+  if (sampler === undefined || sampler.trim() === '' || sampler === 'parentbased_always_on') {
+    return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
+  return sampler === 'always_on' ? new AlwaysOnSampler() : undefined;
+}
+
+/** The batch span processor the Node SDK makes for `exporter`, with the same `OTEL_BSP_*` settings. */
+export function batchSpanProcessorFromEnv(
+  exporter: SpanExporter,
+  env: NodeJS.ProcessEnv,
+): BatchSpanProcessor {
+  // The SDK's rule: a setting that is not a number above 0 is left to the default.
+  const setting = (name: string): number | undefined => {
+    const value = env[name]?.trim();
+    const n = value ? Number(value) : Number.NaN;
+    return n > 0 ? n : undefined;
+  };
+  return new BatchSpanProcessor({
+    exporter,
+    maxQueueSize: setting('OTEL_BSP_MAX_QUEUE_SIZE'),
+    scheduledDelayMillis: setting('OTEL_BSP_SCHEDULE_DELAY'),
+    exportTimeoutMillis: setting('OTEL_BSP_EXPORT_TIMEOUT'),
+    maxExportBatchSize: setting('OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
+  });
 }
 
 /** The exporters `register` made, told when the process is exiting. */
