@@ -11,7 +11,7 @@ import {
   TraceFlags,
   trace,
 } from '@opentelemetry/api';
-import { suppressTracing, TraceState } from '@opentelemetry/core';
+import { hrTime, suppressTracing, TraceState } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOnSampler,
@@ -22,8 +22,9 @@ import {
   TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
+import fc from 'fast-check';
 import { INSTRUMENTATION_SCOPE } from './names.ts';
-import { OwnTracer, type SpanStarter, sdkSpanIdentity } from './own-tracer.ts';
+import { anchoredHrTime, OwnTracer, type SpanStarter, sdkSpanIdentity } from './own-tracer.ts';
 import { VERSION } from './version.ts';
 
 /** The SDK's tracer and an OwnTracer over the same resource, sampler and kind of processor. */
@@ -243,5 +244,19 @@ describe('OwnTracer: the spans the SDK would make', () => {
     assert.deepEqual(done.attributes, {});
     assert.deepEqual(done.events, []);
     assert.equal(done.status.code, SpanStatusCode.UNSET);
+  });
+});
+
+describe('anchoredHrTime', () => {
+  it("is the SDK's hrTime to the nanosecond, for any performance.now() value and anchor", () => {
+    fc.assert(
+      fc.property(fc.double({ min: -5_000, max: 1e10, noNaN: true }), (performanceNow) => {
+        assert.deepEqual(anchoredHrTime(performanceNow), hrTime(performanceNow));
+      }),
+      { numRuns: 20_000 },
+    );
+    for (const ms of [0, 999.9999999, 1000, 1e3 - 1e-7, performance.now(), -0.5]) {
+      assert.deepEqual(anchoredHrTime(ms), hrTime(ms), String(ms));
+    }
   });
 });
