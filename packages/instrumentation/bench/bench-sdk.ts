@@ -26,14 +26,23 @@ import {
   PeriodicExportingMetricReader,
   type PushMetricExporter,
 } from '@opentelemetry/sdk-metrics';
-import { BatchSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
+import {
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type SpanExporter,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
 import { OwnMeter } from '../src/own-meter.ts';
+import { OwnTracer, sdkSpanIdentity } from '../src/own-tracer.ts';
+import { VERSION } from '../src/version.ts';
 import { SdkFloor } from './sdk-floor.ts';
 
 export const MODES = [
   'none',
   'lanewatch',
   'lanewatch-unbatched',
+  'lanewatch-sdk-spans',
   'lanewatch-metrics',
   'lanewatch-no-sdk',
   'otel-undici',
@@ -46,6 +55,10 @@ export interface BenchSdk {
   readonly meterProvider: MeterProvider;
   /** Makes `instrumentation` record its histograms as `register` does: into its own meter (see `OwnMeter`). */
   useOwnMeter(instrumentation: LanewatchInstrumentation): void;
+  /** Makes `instrumentation` make its spans as `register` does: by itself, into the SDK's span processor (see `OwnTracer`). */
+  useOwnTracer(instrumentation: LanewatchInstrumentation): void;
+  /** That tracer. */
+  readonly ownTracer: OwnTracer;
   /** That meter, and what a point with each attribute set is recorded with in it. */
   readonly ownMeter: Meter;
   readonly ownPointAttributes: (attributes: Attributes) => Attributes;
@@ -65,9 +78,8 @@ export function startBenchSdk(
     shutdown: async () => {},
   };
   context.setGlobalContextManager(contextManager.enable());
-  const tracerProvider = new TracerProvider({
-    spanProcessors: [new BatchSpanProcessor({ exporter: dropSpans })],
-  });
+  const spanProcessor = new BatchSpanProcessor({ exporter: dropSpans });
+  const tracerProvider = new TracerProvider({ spanProcessors: [spanProcessor] });
   const flushes: Array<() => void> = [];
   const own = new OwnMeter(() => {
     for (const flush of flushes) flush();
@@ -81,7 +93,12 @@ export function startBenchSdk(
   const ownMeter = own.meter(lanewatchViews());
   trace.setGlobalTracerProvider(tracerProvider);
   metrics.setGlobalMeterProvider(meterProvider);
+  const identity = sdkSpanIdentity(tracerProvider.getTracer(INSTRUMENTATION_SCOPE, VERSION));
+  if (identity === undefined) throw new Error('bench: the SDK tracer made no recording span');
+  const sampler = new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  const ownTracer = new OwnTracer({ spanProcessor, sampler, ...identity });
   return {
+    ownTracer,
     tracerProvider,
     meterProvider,
     ownMeter,
@@ -90,14 +107,19 @@ export function startBenchSdk(
       flushes.push(() => instrumentation.flush());
       instrumentation.useOwnMeter(ownMeter, own.sets);
     },
+    useOwnTracer(instrumentation) {
+      instrumentation.useOwnTracer(ownTracer);
+    },
   };
 }
 
 /**
  * Starts the SDK and the mode's instrumentation, for a process of its own. `lanewatch` runs as
  * `register` runs it, recording finished calls in batches (`batchRecording`) into its own meter
- * (`OwnMeter`); `lanewatch-unbatched` is the class's default, each call recorded as it ends into the
- * SDK's meter. `lanewatch-metrics` is `lanewatch` with
+ * (`OwnMeter`), its spans made by its own tracer (`OwnTracer`); `lanewatch-sdk-spans` is the same
+ * with its spans through the SDK's tracer (what the class does inside an SDK of your own, with
+ * `metricProducer` and `batchRecording`); `lanewatch-unbatched` is the class's default, each call
+ * recorded as it ends into the SDK's tracer and meter. `lanewatch-metrics` is `lanewatch` with
  * `spans: false` (the histograms only). `sdk-floor` records, when each request ends, what lanewatch
  * records for a bench request, directly (see `SdkFloor`): the part of lanewatch's cost that any
  * instrumentation recording the same span and histograms would pay. `lanewatch-no-sdk` is
@@ -136,9 +158,10 @@ export function modeToggles(modes: readonly Mode[]): Record<Mode, Toggle> {
       context.disable();
     },
   });
-  const lanewatch = (config: LanewatchInstrumentationConfig, asRegister = true) => {
+  const lanewatch = (config: LanewatchInstrumentationConfig, asRegister = true, ownSpans = asRegister) => {
     const instrumentation = new LanewatchInstrumentation({ ...config, enabled: false });
     if (asRegister) sdk.useOwnMeter(instrumentation);
+    if (ownSpans) sdk.useOwnTracer(instrumentation);
     return withSdk(
       () => instrumentation.enable(),
       () => instrumentation.disable(),
@@ -149,6 +172,7 @@ export function modeToggles(modes: readonly Mode[]): Record<Mode, Toggle> {
     if (mode === 'none') toggles[mode] = { on() {}, off() {} };
     if (mode === 'lanewatch') toggles[mode] = lanewatch({ batchRecording: true });
     if (mode === 'lanewatch-unbatched') toggles[mode] = lanewatch({}, false);
+    if (mode === 'lanewatch-sdk-spans') toggles[mode] = lanewatch({ batchRecording: true }, true, false);
     if (mode === 'lanewatch-metrics') toggles[mode] = lanewatch({ batchRecording: true, spans: false });
     if (mode === 'lanewatch-no-sdk') {
       // The API's no-op tracer (a proxy with no SDK behind it) and no-op meter, as with no SDK at all.

@@ -6,8 +6,10 @@
 //   - sdk floor: the same recording span (same attributes, five events) and the same eight histogram
 //     records with the same attributes, made directly — what any instrumentation recording these
 //     signals pays the SDK;
-//   - the same, its points recorded as lanewatch records them (stand-ins in its own meter, see
-//     `OwnMeter`): lanewatch's own share of the SDK's cost;
+//   - the same, recorded as lanewatch records them (points under stand-ins in its own meter, see
+//     `OwnMeter`; the span made by its own tracer, see `OwnTracer`): lanewatch's own share of the
+//     SDK's cost;
+//   - lanewatch with its spans through the SDK's tracer (what the class does in an SDK of your own);
 //   - detector: the Chat Completions detector alone, fed the same 50 chunks.
 // Then the uninstrumented steady-state CPU per request of the real benchmark (bench-client `none`,
 // fresh processes) turns each into the ratio `npm run bench` would show if it were the only cost.
@@ -61,9 +63,13 @@ const requestBody = new TextEncoder().encode(CHAT_BODY);
 
 // --- lanewatch: the messages of one request ---------------------------------------------------------
 const sdk = startBenchSdk();
-// As `register` runs it: finished calls recorded in batches, into its own meter.
+// As `register` runs it: finished calls recorded in batches, into its own meter, its spans made by
+// its own tracer; and the same with its spans through the SDK's tracer.
 const lanewatch = new LanewatchInstrumentation({ enabled: false, batchRecording: true });
 sdk.useOwnMeter(lanewatch);
+sdk.useOwnTracer(lanewatch);
+const lanewatchSdkSpans = new LanewatchInstrumentation({ enabled: false, batchRecording: true });
+sdk.useOwnMeter(lanewatchSdkSpans);
 const channel = (name: string) => diagnosticsChannel.channel(`undici:request:${name}`);
 const [create, bodySent, headers, chunk, trailers] = [
   'create',
@@ -110,11 +116,7 @@ function oneRequest(): void {
 }
 
 // --- the SDK floor: the same signals, recorded directly ---------------------------------------------
-const ownFloor = new SdkFloor(
-  sdk.tracerProvider.getTracer('bench-floor'),
-  sdk.ownMeter,
-  sdk.ownPointAttributes,
-);
+const ownFloor = new SdkFloor(sdk.ownTracer, sdk.ownMeter, sdk.ownPointAttributes);
 const sdkFloor = new SdkFloor(
   sdk.tracerProvider.getTracer('bench-floor'),
   sdk.meterProvider.getMeter(INSTRUMENTATION_SCOPE, 'bench-floor'),
@@ -142,6 +144,11 @@ const KINDS = {
     for (let i = 0; i < BATCH; i++) oneRequest();
     lanewatch.disable();
   },
+  'lanewatch, SDK spans': () => {
+    lanewatchSdkSpans.enable();
+    for (let i = 0; i < BATCH; i++) oneRequest();
+    lanewatchSdkSpans.disable();
+  },
   'sdk floor': () => {
     for (let i = 0; i < BATCH; i++) sdkFloor.record();
   },
@@ -153,7 +160,13 @@ const KINDS = {
   },
 };
 type Kind = keyof typeof KINDS;
-const samples: Record<Kind, number[]> = { lanewatch: [], 'sdk floor': [], 'own floor': [], detector: [] };
+const samples: Record<Kind, number[]> = {
+  lanewatch: [],
+  'lanewatch, SDK spans': [],
+  'sdk floor': [],
+  'own floor': [],
+  detector: [],
+};
 const names = Object.keys(KINDS) as Kind[];
 for (let round = -3; round < rounds; round++) {
   for (let k = 0; k < names.length; k++) {
@@ -204,6 +217,7 @@ show('lanewatch, one request in isolation', total);
 show('  the SDK: span + 8 records, as lanewatch', own);
 show('  detector: 50 events', detector, false);
 show('  the rest: channels, identity, record', total - own - detector, false);
+show("lanewatch, its spans by the SDK's tracer", median(samples['lanewatch, SDK spans']));
 show('sdk floor: span + 8 records, plainly', floor);
 if (observed === 0) throw new Error('the detector saw no event');
 process.exit(0);

@@ -3,14 +3,7 @@
 // attributes, the five milestone events) and the same eight histogram records (five milestones,
 // input and output tokens, tokens per second), with the same attribute sets — made directly, with
 // no detection, no identification and no bookkeeping.
-import {
-  type Attributes,
-  type Context,
-  context,
-  type Meter,
-  SpanKind,
-  type Tracer,
-} from '@opentelemetry/api';
+import { type Attributes, type Context, context, type Meter, SpanKind } from '@opentelemetry/api';
 import {
   ATTR,
   METRIC,
@@ -19,9 +12,10 @@ import {
   MILESTONE_SPAN_MS,
   SPAN_ATTR,
 } from '../src/names.ts';
+import type { SpanStarter } from '../src/own-tracer.ts';
 
 export class SdkFloor {
-  readonly #tracer: Tracer;
+  readonly #tracer: SpanStarter;
   readonly #milestones;
   readonly #tokenUsage;
   readonly #tokensPerSecond;
@@ -37,7 +31,7 @@ export class SdkFloor {
    * `pointAttributes`, points are recorded with what it gives for each set (`register`'s own meter
    * records stand-ins: see `OwnMeter`); the span always gets the whole set.
    */
-  constructor(tracer: Tracer, meter: Meter, pointAttributes: (a: Attributes) => Attributes = (a) => a) {
+  constructor(tracer: SpanStarter, meter: Meter, pointAttributes: (a: Attributes) => Attributes = (a) => a) {
     this.#tracer = tracer;
     this.#milestones = Object.values(MILESTONE_METRIC).map((name) =>
       meter.createHistogram(`floor.${name}`, { unit: 's' }),
