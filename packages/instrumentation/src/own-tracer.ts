@@ -123,7 +123,8 @@ export class OwnTracer implements SpanStarter {
   }
 }
 
-const NO_LINKS: Link[] = [];
+/** No span of lanewatch's has links; shared, so frozen (span processors and samplers only read it). */
+const NO_LINKS = Object.freeze([]) as unknown as Link[];
 const NO_EVENT_ATTRIBUTES: Attributes = Object.freeze({});
 
 /** The SDK's rule for a span's attributes: an undefined value, or one that is no attribute value, is left out. */
@@ -135,6 +136,7 @@ function addAttributes(to: Attributes, from: Attributes | undefined): void {
   }
 }
 
+/** The same rule over an object copied whole (a copy of the start attributes): what it breaks is deleted. */
 function dropInvalid(attributes: Attributes): void {
   for (const key in attributes) {
     const value = attributes[key];
