@@ -66,9 +66,9 @@ export interface OwnTracerOptions {
  * it copies and checks the start attributes twice (a `WeakSet` a value), checks each later attribute
  * and event against the limits, builds every timestamp from three arrays — and in a whole process
  * that was most of what the span cost (see the README's "What it costs"). This makes the same span:
- * the SDK's sampler decides, the SDK's id generator names it, its timestamps come from the SDK's own
- * time functions anchored as the SDK anchors them, and the SDK's span processor batches and exports
- * it with the SDK's resource. It is no general tracer: whatever it is not given (links, limits
+ * the SDK's sampler decides, the SDK's id generator names it, its instants are anchored to the wall
+ * clock as the SDK anchors them (`anchoredHrTime`: the SDK's arithmetic), and the SDK's span
+ * processor batches and exports it with the SDK's resource. It is no general tracer: whatever it is not given (links, limits
  * that would cut a lanewatch span) is the SDK tracer's job, which `register` uses then.
  */
 export class OwnTracer implements SpanStarter {
@@ -127,21 +127,22 @@ export class OwnTracer implements SpanStarter {
 const NO_LINKS = Object.freeze([]) as unknown as Link[];
 const NO_EVENT_ATTRIBUTES: Attributes = Object.freeze({});
 
-/** The SDK's rule for a span's attributes: an undefined value, or one that is no attribute value, is left out. */
+/** The SDK's rule for a span's attributes: an undefined value, an empty key or one that is no attribute value is left out. */
+function kept(key: string, value: unknown): value is AttributeValue {
+  return value !== undefined && key.length > 0 && isAttributeValue(value);
+}
+
 function addAttributes(to: Attributes, from: Attributes | undefined): void {
   if (from === undefined) return;
   for (const key in from) {
     const value = from[key];
-    if (value !== undefined && key.length > 0 && isAttributeValue(value)) to[key] = value as AttributeValue;
+    if (kept(key, value)) to[key] = value;
   }
 }
 
 /** The same rule over an object copied whole (a copy of the start attributes): what it breaks is deleted. */
 function dropInvalid(attributes: Attributes): void {
-  for (const key in attributes) {
-    const value = attributes[key];
-    if (value === undefined || key.length === 0 || !isAttributeValue(value)) delete attributes[key];
-  }
+  for (const key in attributes) if (!kept(key, attributes[key])) delete attributes[key];
 }
 
 /** One recording span, readable by span processors and exporters once it has ended. */
