@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { AlwaysOnSampler, ParentBasedSampler } from '@opentelemetry/sdk-trace';
 import { type OtlpSink, startOtlpSink } from '../../../test/stack/otlp-sink.ts';
 import { sse, startScriptedServer } from '../test/harness.ts';
+import { SPAN_ATTR } from './names.ts';
 import { ownSpanSamplerFromEnv } from './start.ts';
 
 const run = promisify(execFile);
@@ -74,13 +75,20 @@ async function runTracedApp(env: Record<string, string>) {
   }
 }
 
-/** What an exported lanewatch span says, but its ids and its timings. */
+/**
+ * What an exported lanewatch span says, but its ids and its timings — and the diagnosis, a label
+ * read off those timings (on a loaded machine two runs can land on either side of its thresholds),
+ * which is there as a string.
+ */
 function shape(span: OtlpSpan) {
+  const timed = new Set<string>([SPAN_ATTR.outputTokensPerSecond, SPAN_ATTR.diagnosis]);
+  const diagnosis = span.attributes.find((a) => a.key === SPAN_ATTR.diagnosis)?.value.stringValue;
   return {
     name: span.name,
     kind: span.kind,
+    diagnosis: typeof diagnosis === 'string' && diagnosis.length > 0,
     attributes: span.attributes
-      .filter((a) => !a.key.endsWith('_ms') && a.key !== 'lanewatch.output_tokens_per_second')
+      .filter((a) => !a.key.endsWith('_ms') && !timed.has(a.key))
       .map((a) => [a.key, a.key === 'server.port' ? 'port' : a.value])
       .sort(),
     events: span.events.map((e) => e.name),
@@ -95,6 +103,7 @@ describe("register: lanewatch's spans made by lanewatch (OwnTracer), handed to t
     // A span limit (here the default itself) is what only the SDK's tracer applies: it makes the span then.
     const sdk = await runTracedApp({ OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '128' });
     assert.equal(sdk.ownSpans, 0, "with a span limit set, lanewatch's span goes through the SDK's tracer");
+    assert.equal(shape(own.lanewatch).diagnosis, true, 'the span carries its diagnosis');
     assert.deepEqual(shape(own.lanewatch), shape(sdk.lanewatch));
     for (const { lanewatch, app, resourceSpans, traceRequests } of [own, sdk]) {
       assert.equal(lanewatch.traceId, app.traceId, "in the app's trace");
