@@ -65,7 +65,7 @@ export interface OwnTracerOptions {
  * and valid, and never changes it after. The SDK's tracer does work such a span does not need —
  * it copies and checks the start attributes twice (a `WeakSet` a value), checks each later attribute
  * and event against the limits, builds every timestamp from three arrays — and in a whole process
- * that was most of what the span cost (see the README's "What it costs"). This makes the same span:
+ * that was most of what the span cost (see bench/RESULTS.md). This makes the same span:
  * the SDK's sampler decides, the SDK's id generator names it, its instants are anchored to the wall
  * clock as the SDK anchors them (`anchoredHrTime`: the SDK's arithmetic), and the SDK's span
  * processor batches and exports it with the SDK's resource. It is no general tracer: whatever it is not given (links, limits
