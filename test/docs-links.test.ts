@@ -10,14 +10,20 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
+/** The lines of a Markdown text outside fenced code, each with its 1-based number. */
+function* proseLines(markdown: string): Generator<[number, string]> {
+  let fenced = false;
+  for (const [i, line] of markdown.split('\n').entries()) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    else if (!fenced) yield [i + 1, line];
+  }
+}
+
 /** GitHub's anchor for a heading: lower case, punctuation dropped, each space a hyphen; repeats get -1, -2, … */
 function headingAnchors(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
-  let fenced = false;
-  for (const line of markdown.split('\n')) {
-    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
-    if (fenced) continue;
+  for (const [, line] of proseLines(markdown)) {
     const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (heading === null) continue;
     const text = (heading[1] as string)
@@ -37,15 +43,12 @@ function headingAnchors(markdown: string): Set<string> {
 /** The `[text](target)` links of a Markdown text outside code, with their line numbers. */
 function relativeLinks(markdown: string): Array<{ target: string; line: number }> {
   const links: Array<{ target: string; line: number }> = [];
-  let fenced = false;
-  for (const [i, line] of markdown.split('\n').entries()) {
-    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
-    if (fenced) continue;
+  for (const [number, line] of proseLines(markdown)) {
     const prose = line.replace(/`[^`]*`/g, '``');
     for (const match of prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
       const target = match[1] as string;
       if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // http:, https:, mailto:, file:
-      links.push({ target, line: i + 1 });
+      links.push({ target, line: number });
     }
   }
   return links;
