@@ -36,9 +36,21 @@ const beforeWarmup = process.cpuUsage();
 await run(warmup);
 const warmupCpu = cpuMicros(beforeWarmup);
 chunks = 0;
+let gcPauseMs = 0;
+let collections = 0;
+const gc = new PerformanceObserver((entries) => {
+  for (const entry of entries.getEntries()) {
+    gcPauseMs += entry.duration;
+    collections += 1;
+  }
+});
+gc.observe({ entryTypes: ['gc'] });
 const before = process.cpuUsage();
 await run(requests);
 const cpu = cpuMicros(before);
+// Entries are delivered after the collection that made them: the last ones before this turn ends.
+await new Promise((resolve) => setImmediate(resolve));
+gc.disconnect();
 process.stdout.write(
   `${JSON.stringify({
     mode,
@@ -49,6 +61,8 @@ process.stdout.write(
     loadingRssKiB,
     maxRssKiB: process.resourceUsage().maxRSS,
     chunksPerRequest: chunks / requests,
+    gcPauseUsPerRequest: (gcPauseMs * 1000) / requests,
+    collectionsPerThousandRequests: (collections * 1000) / requests,
   })}\n`,
 );
 process.exit(0);
