@@ -172,10 +172,6 @@ async function measure(
     const ratios = results[mode].map((m, r) => m[key] / (results.none[r] as Measurement)[key]);
     return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`.padEnd(10);
   };
-  // How much of a fresh process's CPU went to the garbage collector's pauses (the median round's
-  // share): whether a mode costs more by making more garbage, or by running more code.
-  const gcShare = (mode: Mode) =>
-    100 * median(results[mode].map((m) => m.gcPauseUsPerRequest / m.cpuUsPerRequest));
   // Interleaved: each cycle's block against none's block of the same cycle; the median of those
   // ratios, and their middle half (how far one cycle strays; processes differ by a few hundredths).
   const steadyRatios = (mode: Mode) =>
@@ -188,7 +184,7 @@ async function measure(
       : `${title} (fresh processes only: BENCH_PROCESSES=0)`,
   );
   console.log(
-    '                       steady state: CPU/request  middle half   fresh process: CPU/request  rounds       GC pauses     warm-up: CPU/request      peak RSS                 rounds',
+    '                       steady state: CPU/request  middle half   fresh process: CPU/request  rounds       GC pauses        warm-up: CPU/request      peak RSS                 rounds',
   );
   for (const mode of modes) {
     const ratios = steadyRatios(mode);
@@ -200,7 +196,9 @@ async function measure(
     console.log(
       `  ${mode.padEnd(19)}  ${steadyColumns}` +
         `   ${fixed(of(mode, 'cpuUsPerRequest'), 6)} µs  ${ratio(mode, 'cpuUsPerRequest')}  ${spread(mode)}` +
-        `   ${fixed(gcShare(mode), 4, 1)} % of CPU` +
+        // The garbage collector's pauses beside the CPU they are part of: whether a mode costs more
+        // by making more garbage, or by running more code.
+        `   ${fixed(of(mode, 'gcPauseUsPerRequest'), 5, 1)} µs paused` +
         `   ${fixed(of(mode, 'warmupCpuUsPerRequest'), 6)} µs  ${ratio(mode, 'warmupCpuUsPerRequest')}` +
         `     ${fixed(of(mode, 'maxRssKiB') / 1024, 6, 1)} MiB  ${ratio(mode, 'maxRssKiB')}  ${spread(mode, 'maxRssKiB')}`,
     );
