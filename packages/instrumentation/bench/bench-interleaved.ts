@@ -17,7 +17,9 @@
 //   bench-interleaved.ts <modes,…> <url> <concurrency> <cycles> <block|seconds"s"> <warm-up> <workload>
 //
 // Prints, as JSON: the block's number of requests, and for each mode its CPU microseconds per
-// request in each cycle.
+// request in each cycle — the whole process's (`cpu`), and the main thread's alone (`main`, where
+// Node has `process.threadCpuUsage`): the rest is the other threads', most of it the garbage
+// collector's helpers and its concurrent marking, which its pauses do not show.
 import { cpuMicros, requestRunner, type Workload } from './bench-requests.ts';
 import type { Mode } from './bench-sdk.ts';
 
@@ -69,17 +71,27 @@ const block =
     : Math.max(100, Math.round((blockSeconds * 1000) / msPerRequest / 100) * 100);
 
 const cpu = Object.fromEntries(modes.map((mode) => [mode, [] as number[]])) as Record<Mode, number[]>;
+// Since Node 23.9 (and in later 22 releases); undefined before.
+const threadCpu = (
+  process as { threadCpuUsage?: (since?: NodeJS.CpuUsage) => NodeJS.CpuUsage }
+).threadCpuUsage?.bind(process);
+const main = Object.fromEntries(modes.map((mode) => [mode, [] as number[]])) as Record<Mode, number[]>;
 for (let cycle = 0; cycle < cycles; cycle++) {
   for (let i = 0; i < modes.length; i++) {
     const mode = modes[(i + cycle) % modes.length] as Mode;
     const toggle = toggles[mode];
     toggle.on();
     const before = process.cpuUsage();
+    const beforeMain = threadCpu?.();
     await run(block);
     const used = cpuMicros(before);
+    if (threadCpu !== undefined && beforeMain !== undefined) {
+      const { user, system } = threadCpu(beforeMain);
+      main[mode].push((user + system) / block);
+    }
     toggle.off();
     cpu[mode].push(used / block);
   }
 }
-process.stdout.write(`${JSON.stringify({ block, cpu })}\n`);
+process.stdout.write(`${JSON.stringify({ block, cpu, ...(threadCpu !== undefined && { main }) })}\n`);
 process.exit(0);

@@ -16,6 +16,7 @@ const loader = [
 ];
 const bench = fileURLToPath(new URL('../bench/streaming-cpu.ts', import.meta.url));
 const cost = fileURLToPath(new URL('../bench/instrumentation-cost.ts', import.meta.url));
+const spanMemory = fileURLToPath(new URL('../bench/span-memory.ts', import.meta.url));
 
 describe('npm run bench', () => {
   it('measures every mode at each concurrency against none, on the documented 50-event workload read bare and through the openai client, and on non-LLM POSTs', async () => {
@@ -99,6 +100,30 @@ describe('npm run bench', () => {
     // The rest is what the whole leaves over its measured parts: a difference of timings, which
     // one short round on a busy machine can leave at zero or below. Printed, whatever its sign.
     assert.ok(Number.isFinite(microsOf('the rest')), `the rest: printed in µs\n${stdout}`);
+  });
+});
+
+describe('npm run bench:span-memory', () => {
+  // Heap bytes, not time: what a span waiting in a batch span processor keeps alive.
+  it("prints what a finished span holds until it is exported, lanewatch's against the SDK's, and lanewatch's holds less", async () => {
+    const { stdout } = await run(process.execPath, [...loader, '--expose-gc', spanMemory], {
+      timeout: 120_000,
+    });
+    const row = (name: string) => {
+      const m = new RegExp(`^${name}\\s+(\\d+)\\s+([\\d.]+) \\|\\s+(\\d+)\\s+([\\d.]+)$`, 'm').exec(stdout);
+      assert.ok(m, `a row for ${name}:\n${stdout}`);
+      return { waiting: Number(m[1]), ratio: Number(m[2]), read: Number(m[3]) };
+    };
+    const sdk = row('SDK tracer');
+    const own = row('lanewatch \\(OwnTracer\\)');
+    assert.equal(sdk.ratio, 1);
+    assert.ok(sdk.waiting > 1000, `an SDK span with 22 attributes and 5 events is over 1 kB: ${sdk.waiting}`);
+    // Built when read: smaller while waiting, about the SDK's once an exporter has read it.
+    assert.ok(
+      own.waiting < sdk.waiting / 2,
+      `lanewatch's waiting span (${own.waiting} B) is under half the SDK's (${sdk.waiting} B)`,
+    );
+    assert.ok(own.read > own.waiting, 'reading it builds its attributes and events');
   });
 });
 

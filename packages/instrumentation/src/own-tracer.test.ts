@@ -12,6 +12,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { hrTime, suppressTracing, TraceState } from '@opentelemetry/core';
+import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOnSampler,
@@ -244,6 +245,104 @@ describe('OwnTracer: the spans the SDK would make', () => {
     assert.deepEqual(done.attributes, {});
     assert.deepEqual(done.events, []);
     assert.equal(done.status.code, SpanStatusCode.UNSET);
+  });
+});
+
+describe('OwnTracer: a span waiting for its export', () => {
+  /** An OwnTracer whose processor keeps every span that ends; `onStart` sees each as it starts. */
+  function collecting(onStart: (span: ReadableSpan) => void = () => {}) {
+    const read: ReadableSpan[] = [];
+    const own = new OwnTracer({
+      spanProcessor: {
+        onStart: (span) => onStart(span as unknown as ReadableSpan),
+        onEnd: (span) => void read.push(span),
+        forceFlush: async () => {},
+        shutdown: async () => {},
+      },
+      sampler: new AlwaysOnSampler(),
+      resource: resourceFromAttributes({}),
+      scope: { name: INSTRUMENTATION_SCOPE, version: VERSION },
+    });
+    return { own, read };
+  }
+
+  /** The OTLP/JSON request the SDK's OTLP exporters send for `spans`, ids and instants taken out. */
+  function sent(spans: ReadableSpan[]): unknown {
+    const bytes = JsonTraceSerializer.serializeRequest(spans);
+    assert.ok(bytes, 'the serializer made a request');
+    const request = JSON.parse(new TextDecoder().decode(bytes)) as {
+      resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Record<string, unknown>> }> }>;
+    };
+    for (const resourceSpans of request.resourceSpans) {
+      for (const scopeSpans of resourceSpans.scopeSpans) {
+        for (const span of scopeSpans.spans) {
+          for (const key of ['traceId', 'spanId', 'startTimeUnixNano', 'endTimeUnixNano']) delete span[key];
+          span.events = (span.events as Array<Record<string, unknown>>).map(({ timeUnixNano: _, ...e }) => e);
+        }
+      }
+    }
+    return request;
+  }
+
+  it('sends what the SDK sends for the same call, through the OTLP serializer', async () => {
+    const { sdk, own, spans } = both();
+    const t1 = performance.now() - 100;
+    recordOne(sdk, ROOT_CONTEXT, t1, true);
+    recordOne(own, ROOT_CONTEXT, t1, true);
+    const got = await spans();
+    assert.deepEqual(sent(got.own), sent(got.sdk));
+    const request = sent(got.own) as {
+      resourceSpans: [{ scopeSpans: [{ spans: [{ attributes: unknown[] }] }] }];
+    };
+    assert.equal(
+      request.resourceSpans[0].scopeSpans[0].spans[0].attributes.length,
+      Object.keys(CALL).length + 3,
+      'every attribute',
+    );
+  });
+
+  it('builds its attributes, events and times once, when first read, and reads the same after', () => {
+    const seenAtStart: Attributes[] = [];
+    // A processor may read a span as it starts: what it reads then is the start, and stays so.
+    const { own, read } = collecting((span) => void seenAtStart.push({ ...span.attributes }));
+    const t1 = performance.now() - 50;
+    const span = own.startSpan(
+      'x',
+      { startTime: t1, attributes: { a: 1, skipped: undefined } },
+      ROOT_CONTEXT,
+    );
+    span.setAttributes({ b: 2, a: 3 });
+    span.setAttributes({ c: 'x', bad: { nested: true } as never });
+    span.addEvent('one', t1 + 1);
+    span.addEvent('two', t1 + 2);
+    span.end(t1 + 3);
+    const [done] = read;
+    assert.ok(done);
+    assert.deepEqual(seenAtStart, [{ a: 1 }]);
+    assert.deepEqual(done.attributes, { a: 3, b: 2, c: 'x' }, 'later sets in order, invalid values left out');
+    assert.equal(done.attributes, done.attributes, 'built once');
+    assert.deepEqual(
+      done.events.map((e) => e.name),
+      ['one', 'two'],
+    );
+    assert.equal(done.events, done.events, 'built once');
+    assert.equal(done.startTime, done.startTime);
+    assert.deepEqual(done.duration, [0, 3_000_000]);
+    assert.equal(nanos(done.endTime) - nanos(done.startTime), 3_000_000n);
+    assert.equal(nanos(done.events[1]?.time ?? [0, 0]) - nanos(done.startTime), 2_000_000n);
+  });
+
+  it('an end before its start is the start, as the SDK makes it', () => {
+    const { own, read } = collecting();
+    const t1 = performance.now() - 50;
+    const span = own.startSpan('x', { startTime: t1 }, ROOT_CONTEXT);
+    assert.deepEqual((span as unknown as ReadableSpan).endTime, [0, 0], 'no end before it ended');
+    assert.deepEqual((span as unknown as ReadableSpan).duration, [-1, -1]);
+    span.end(t1 - 10);
+    const [done] = read;
+    assert.ok(done);
+    assert.deepEqual(done.duration, [0, 0]);
+    assert.deepEqual(done.endTime, done.startTime);
   });
 });
 

@@ -145,18 +145,23 @@ function dropInvalid(attributes: Attributes): void {
   for (const key in attributes) if (!kept(key, attributes[key])) delete attributes[key];
 }
 
-/** One recording span, readable by span processors and exporters once it has ended. */
+/**
+ * One recording span, readable by span processors and exporters once it has ended.
+ *
+ * Compact while it waits: a batch span processor holds a finished span for seconds (until 512 have
+ * ended, or 5 s), long enough for the garbage collector to copy it out of the young generation and
+ * mark it in the old one, where it then dies. So what it holds until read is small — the start
+ * attributes and the later ones as given, the events' names and instants in two arrays of their
+ * size, the instants as numbers — and the `attributes`, `events` and times an exporter reads are
+ * built the first time they are read, once, and kept (`bench/span-memory.ts` measures the
+ * difference).
+ */
 class OwnSpan implements RecordingSpan, ReadableSpan {
   readonly name: string;
   readonly kind: SpanKind;
   readonly parentSpanContext: SpanContext | undefined;
-  readonly attributes: Attributes;
   readonly links: Link[] = NO_LINKS;
-  readonly events: TimedEvent[] = [];
-  readonly startTime: HrTime;
-  endTime: HrTime = [0, 0];
-  duration: HrTime = [-1, -1];
-  status: SpanStatus = { code: SpanStatusCode.UNSET };
+  status: SpanStatus = UNSET;
   ended = false;
   readonly resource: Resource;
   readonly instrumentationScope: InstrumentationScope;
@@ -169,6 +174,18 @@ class OwnSpan implements RecordingSpan, ReadableSpan {
   readonly #offset: number;
   /** `performance.now()` when the span was made. */
   readonly #madeAt: number;
+  /** The start and end instants as `#time` reads them; their HrTimes, and the duration, once read. */
+  readonly #start: number | HrTime;
+  #end: number | HrTime | undefined;
+  #times: { start: HrTime; end: HrTime; duration: HrTime } | undefined;
+  /** The start attributes (valid; a copy of the caller's), then each `setAttributes` argument. */
+  readonly #startAttributes: Attributes;
+  #laterAttributes: Attributes | Attributes[] | undefined;
+  #attributes: Attributes | undefined;
+  #eventNames: string[] = [];
+  /** Each event's instant, as `#time` reads it. */
+  #eventTimes: Array<number | HrTime> = [];
+  #events: TimedEvent[] | undefined;
 
   constructor(
     name: string,
@@ -188,11 +205,68 @@ class OwnSpan implements RecordingSpan, ReadableSpan {
     this.kind = kind;
     this.#spanContext = spanContext;
     this.parentSpanContext = parent;
-    this.attributes = attributes;
-    this.startTime = this.#time(startTime ?? now);
+    this.#startAttributes = attributes;
+    this.#start = this.#time(startTime ?? now);
     this.#processor = processor;
     this.resource = resource;
     this.instrumentationScope = scope;
+  }
+
+  /** Every attribute: the start set, then each later set's valid values in order, as the SDK keeps them. */
+  get attributes(): Attributes {
+    if (this.#attributes !== undefined) return this.#attributes;
+    const attributes: Attributes = { ...this.#startAttributes };
+    const later = this.#laterAttributes;
+    if (Array.isArray(later)) for (const set of later) addAttributes(attributes, set);
+    else addAttributes(attributes, later);
+    this.#attributes = attributes;
+    this.#laterAttributes = undefined;
+    return attributes;
+  }
+
+  get events(): TimedEvent[] {
+    if (this.#events !== undefined) return this.#events;
+    const events: TimedEvent[] = this.#eventNames.map((name, i) => ({
+      name,
+      time: hrTimeOf(this.#eventTimes[i] as number | HrTime),
+      attributes: NO_EVENT_ATTRIBUTES,
+      droppedAttributesCount: 0,
+    }));
+    // Kept only once the span has ended: nothing can be added after.
+    if (this.ended) {
+      this.#events = events;
+      this.#eventNames = NO_NAMES;
+      this.#eventTimes = NO_TIMES;
+    }
+    return events;
+  }
+
+  get startTime(): HrTime {
+    return this.#timesRead()?.start ?? hrTimeOf(this.#start);
+  }
+
+  /** `[0, 0]` until the span has ended, as the SDK's. */
+  get endTime(): HrTime {
+    return this.#timesRead()?.end ?? [0, 0];
+  }
+
+  /** `[-1, -1]` until the span has ended, as the SDK's. */
+  get duration(): HrTime {
+    return this.#timesRead()?.duration ?? [-1, -1];
+  }
+
+  /** The SDK's end arithmetic, once the span has ended: an end before the start is the start. */
+  #timesRead(): { start: HrTime; end: HrTime; duration: HrTime } | undefined {
+    if (this.#times !== undefined || this.#end === undefined) return this.#times;
+    const start = hrTimeOf(this.#start);
+    let end = hrTimeOf(this.#end);
+    let duration = hrTimeDuration(start, end);
+    if (duration[0] < 0) {
+      end = [start[0], start[1]];
+      duration = [0, 0];
+    }
+    this.#times = { start, end, duration };
+    return this.#times;
   }
 
   spanContext(): SpanContext {
@@ -203,21 +277,21 @@ class OwnSpan implements RecordingSpan, ReadableSpan {
     return !this.ended;
   }
 
+  /** Keeps `attributes` as given (its valid values are read when the span is): never change it after. */
   setAttributes(attributes: Attributes): this {
-    if (!this.ended) {
-      addAttributes(this.attributes, attributes);
-    }
+    if (this.ended) return this;
+    const later = this.#laterAttributes;
+    if (this.#attributes !== undefined) addAttributes(this.#attributes, attributes);
+    else if (later === undefined) this.#laterAttributes = attributes;
+    else if (Array.isArray(later)) later.push(attributes);
+    else this.#laterAttributes = [later, attributes];
     return this;
   }
 
   addEvent(name: string, time: TimeInput): this {
     if (!this.ended) {
-      this.events.push({
-        name,
-        time: this.#time(time),
-        attributes: NO_EVENT_ATTRIBUTES,
-        droppedAttributesCount: 0,
-      });
+      this.#eventNames.push(name);
+      this.#eventTimes.push(this.#time(time));
     }
     return this;
   }
@@ -235,29 +309,38 @@ class OwnSpan implements RecordingSpan, ReadableSpan {
 
   end(time: TimeInput): void {
     if (this.ended) return;
-    this.endTime = this.#time(time);
-    this.duration = hrTimeDuration(this.startTime, this.endTime);
-    if (this.duration[0] < 0) {
-      this.endTime = [this.startTime[0], this.startTime[1]];
-      this.duration = [0, 0];
-    }
+    this.#end = this.#time(time);
     this.ended = true;
+    // Arrays that grew by `push` keep room for more: copies of their size wait for the export.
+    if (this.#eventNames.length > 0) {
+      this.#eventNames = this.#eventNames.slice();
+      this.#eventTimes = this.#eventTimes.slice();
+    }
     this.#processor.onEnd(this);
   }
 
   /**
-   * The SDK's reading of a time: a `performance.now()` value (one not after now), anchored; else
-   * epoch ms, a Date or an HrTime. A time before the span was made needs no clock read to tell.
+   * The SDK's reading of a time, up to the HrTime: a `performance.now()` value (one not after now)
+   * is kept anchored, as a number `anchoredHrTime` turns into the HrTime; epoch ms, a Date or an
+   * HrTime become the HrTime at once. A time before the span was made needs no clock read to tell.
    */
-  #time(time: TimeInput): HrTime {
+  #time(time: TimeInput): number | HrTime {
     if (typeof time === 'number') {
-      return time <= this.#madeAt || time <= performance.now()
-        ? anchoredHrTime(time + this.#offset)
-        : millisToHrTime(time);
+      return time <= this.#madeAt || time <= performance.now() ? time + this.#offset : millisToHrTime(time);
     }
     if (time instanceof Date) return millisToHrTime(time.getTime());
     return time;
   }
+}
+
+const NO_NAMES: string[] = [];
+const NO_TIMES: number[] = [];
+
+/** A status nobody set; shared (span processors and exporters only read it). */
+const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
+
+function hrTimeOf(time: number | HrTime): HrTime {
+  return typeof time === 'number' ? anchoredHrTime(time) : time;
 }
 
 /** `performance.timeOrigin` as an HrTime, as the SDK's `hrTime` makes it on every call. */
