@@ -76,7 +76,7 @@ export function startBenchSdk(
   contextManager: ContextManager = new AsyncLocalStorageContextManager(),
 ): BenchSdk {
   // The span exporter reads each span's attributes, events and times, as every exporter does before
-  // it serializes them — lanewatch's spans build them when first read (see `OwnTracer`) — then drops it.
+  // it serializes them — lanewatch's spans build them when first read (see `OwnSpan`) — then drops it.
   const dropSpans: SpanExporter = {
     export: (spans, done) => {
       for (const span of spans) {

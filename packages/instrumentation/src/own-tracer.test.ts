@@ -326,7 +326,7 @@ describe('OwnTracer: a span waiting for its export', () => {
       ['one', 'two'],
     );
     assert.equal(done.events, done.events, 'built once');
-    assert.equal(done.startTime, done.startTime);
+    assert.equal(done.startTime, done.startTime, 'built once');
     assert.deepEqual(done.duration, [0, 3_000_000]);
     assert.equal(nanos(done.endTime) - nanos(done.startTime), 3_000_000n);
     assert.equal(nanos(done.events[1]?.time ?? [0, 0]) - nanos(done.startTime), 2_000_000n);
