@@ -270,6 +270,9 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
 
     const { headersAtMs, piecesAtMs } = scheduleOf(script);
     let next = 0;
+    const afterWrite = (error?: Error | null) => {
+      if (error == null) advance(); // a failed write closed the response: its 'close' ends the play
+    };
     const advance = () => {
       timer = undefined;
       while (next < script.pieces.length) {
@@ -295,9 +298,12 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
           end('hang');
           return;
         }
-        // Respect backpressure: the next piece waits for 'drain' (and is then as late as it must be).
-        if (length > 0 && !res.write(bytes)) {
-          res.once('drain', advance);
+        // The next piece waits until this one has left for the socket, even when it is due at once:
+        // Node 26 sends what one tick writes in one go (Node 24 did not), which would hand the
+        // client pieces due together in one read. Waiting for the write also respects backpressure:
+        // a client that stops reading holds the next piece back (then as late as it must be).
+        if (length > 0) {
+          res.write(bytes, afterWrite);
           return;
         }
       }
