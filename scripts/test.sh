@@ -2,8 +2,9 @@
 # The whole test suite, as CI runs it: build, lint, unit tests on Node 24 (the repo's pinned Node),
 # the instrumentation again on Node 22 (bundled undici 6: the dispatcher path) — the current 22 and
 # 22.15, the oldest supported; the context-following tests once more on the current 22 with
-# --experimental-async-context-frame — then the end-to-end tests, which install or start what they
-# need (collector build, Prometheus, Redis) themselves.
+# --experimental-async-context-frame — and every package's unit tests on the current 26 (bundled
+# undici 8); then the end-to-end tests, which install or start what they need (collector build,
+# Prometheus, Redis) themselves.
 # Ends with one line "N passed, N failed, N skipped" summing every run.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,14 +46,18 @@ step "collector (built from source once, then cached)" && bash scripts/collector
 step "unit tests, Node $(node --version)"
 run_tests unit 20 "node --conditions=lanewatch-source" 'packages/*/src/**/*.test.ts'
 step "instrumentation tests, Node 22 (current)"
-run_tests node22 20 "bash scripts/node22.sh" 'packages/instrumentation/src/**/*.test.ts'
+run_tests node22 20 "bash scripts/node-release.sh 22" 'packages/instrumentation/src/**/*.test.ts'
 step "instrumentation tests, Node 22.15 (the oldest supported)"
-run_tests node22.15 20 "env NODE22_VERSION=22.15.0 bash scripts/node22.sh" 'packages/instrumentation/src/**/*.test.ts'
+run_tests node22.15 20 "bash scripts/node-release.sh 22.15.0" 'packages/instrumentation/src/**/*.test.ts'
 # The README suggests Node 22's --experimental-async-context-frame (the SDK's context manager then
 # runs on Node 24's mechanism): the tests that follow a caller's context through a call, with it on.
 step "instrumentation tests, Node 22 with --experimental-async-context-frame"
-run_tests node22-context-frame 10 "bash scripts/node22.sh --experimental-async-context-frame" \
+run_tests node22-context-frame 10 "bash scripts/node-release.sh 22 --experimental-async-context-frame" \
   packages/instrumentation/src/instrumentation.test.ts packages/instrumentation/src/batch-recording.test.ts
+# The newest release line, whose bundled undici (8.x) is a major version ahead of Node 24's: every
+# package, since applications and services run them on the Node they have.
+step "unit tests, Node 26 (current)"
+run_tests node26 20 "bash scripts/node-release.sh 26" 'packages/*/src/**/*.test.ts'
 if [ -n "$(find test -name '*.test.ts' -not -path '*/node_modules/*' | head -1)" ]; then
   step "end-to-end tests"
   run_tests e2e 30 "node --conditions=lanewatch-source --test-concurrency=1" 'test/**/*.test.ts'
