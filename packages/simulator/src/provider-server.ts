@@ -270,18 +270,15 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
 
     const { headersAtMs, piecesAtMs } = scheduleOf(script);
     let next = 0;
-    const afterWrite = (error?: Error | null) => {
-      if (error == null) advance(); // a failed write closed the response: its 'close' ends the play
-    };
-    const advance = () => {
-      timer = undefined;
+    // Writes every piece that is due, in order; true when the next one is a reset.
+    const writeDue = (): boolean => {
       while (next < script.pieces.length) {
         const piece = script.pieces[next];
-        if (piece === undefined || res.destroyed) return;
+        if (piece === undefined || res.destroyed) return false;
         const scheduledAt = origin + (piecesAtMs[next] ?? 0);
         if (performance.now() < scheduledAt) {
           timer = runAt(scheduledAt, advance, spinMs);
-          return;
+          return false;
         }
         const index = next++;
         const sentAt = performance.now();
@@ -289,26 +286,36 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
         const bytes = rendered[index] ?? '';
         const length = wirePieceBytes(bytes);
         record.pieces.push({ index, kind: piece.kind, scheduledAt, sentAt, bytes: length });
-        if (piece.kind === 'reset') {
-          end('reset');
-          res.socket?.resetAndDestroy();
-          return;
-        }
+        if (piece.kind === 'reset') return true;
         if (piece.kind === 'hang') {
           end('hang');
-          return;
+          return false;
         }
-        // The next piece waits until this one has left for the socket, even when it is due at once:
-        // Node 26 sends what one tick writes in one go (Node 24 did not), which would hand the
-        // client pieces due together in one read. Waiting for the write also respects backpressure:
-        // a client that stops reading holds the next piece back (then as late as it must be).
-        if (length > 0) {
-          res.write(bytes, afterWrite);
-          return;
+        // Respect backpressure: the next piece waits for 'drain' (and is then as late as it must be).
+        if (length > 0 && !res.write(bytes)) {
+          res.once('drain', advance);
+          return false;
         }
       }
       res.end();
       end('complete');
+      return false;
+    };
+    // Pieces due at the same moment leave for the socket together, in one write, each its own
+    // chunk of the chunked encoding, as Node 24 sends the writes of one tick by itself. Node 26
+    // merges such writes into one chunk unless the socket is corked already (the test holds it);
+    // writing each by itself would wake the client once a piece and change what a benchmark
+    // measures (see the README).
+    const advance = () => {
+      timer = undefined;
+      const socket = res.socket;
+      socket?.cork();
+      const reset = writeDue();
+      socket?.uncork(); // the bytes before a reset leave before it
+      if (reset) {
+        end('reset');
+        socket?.resetAndDestroy();
+      }
     };
 
     record.headersScheduledAt = origin + headersAtMs;
