@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the given node arguments on another Node release than the repository's pinned one (24), for
-# the instrumentation, which runs inside applications on whatever Node they have:
+# Runs the given node arguments on another Node release than the repository's pinned one (24): the
+# packages run inside applications and services on whatever Node they have.
 #   bash scripts/node-release.sh RELEASE [node arguments…]
 # RELEASE is 22 (the current 22: its bundled undici 6.x publishes no body-chunk diagnostics channel,
 # so the instrumentation takes its dispatcher path there), 26 (the current 26: bundled undici 8.x),

@@ -174,7 +174,7 @@ describe('provider server', () => {
     const sent = server.sends.at(-1);
     assert.ok(sent);
     const written = sent.pieces.filter((piece) => piece.bytes > 0).map((piece) => piece.bytes);
-    assert.ok(written.length >= 21, 'the role event and 20 text events were written');
+    assert.equal(written.length, 21, 'the role event and 20 text events were written');
     assert.deepEqual(chunkSizes, written);
   });
 
