@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import diagnosticsChannel from 'node:diagnostics_channel';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
 import AnthropicBedrock from '@anthropic-ai/bedrock-sdk';
@@ -185,9 +186,12 @@ describe(`provider wire formats through their official clients (Node ${process.v
       const createdAt: number[] = [];
       const onCreate = () => createdAt.push(performance.now());
       diagnosticsChannel.subscribe('undici:request:create', onCreate);
-      await c
-        .call(server.url)
-        .finally(() => diagnosticsChannel.unsubscribe('undici:request:create', onCreate));
+      const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+      loopDelay.enable();
+      await c.call(server.url).finally(() => {
+        loopDelay.disable();
+        diagnosticsChannel.unsubscribe('undici:request:create', onCreate);
+      });
       await server.settled();
       const record = server.sends[before];
       assert.ok(record, 'the server saw the request');
@@ -202,15 +206,17 @@ describe(`provider wire formats through their official clients (Node ${process.v
 
       // Each milestone is seen after the server wrote the piece that makes it, and soon after. The
       // 2 ms precision is asserted by instrumentation.test.ts; here the SDKs parse in the same
-      // process, so a loaded machine may delay an observation by a few ms.
+      // process, so a loaded machine may delay an observation: by as much as it stalled the
+      // process's loop (a CI run once saw 31.9 ms), which is allowed on top of 30 ms.
+      const stalledMs = loopDelay.max / 1e6;
       const t1 = createdAt.at(-1) as number;
       const check = (name: keyof typeof MILESTONE_SPAN_MS, sent: number | undefined) => {
         const observed = t1 + (a[MILESTONE_SPAN_MS[name]] as number);
         assert.ok(sent !== undefined, `${name} was sent`);
         assert.ok(observed >= sent - 0.5, `${c.format} ${name}: observed before the server sent it`);
         assert.ok(
-          observed - sent <= 30,
-          `${c.format} ${name}: observed ${(observed - sent).toFixed(1)} ms after it was sent`,
+          observed - sent <= 30 + stalledMs,
+          `${c.format} ${name}: observed ${(observed - sent).toFixed(1)} ms after it was sent (the loop stalled ${stalledMs.toFixed(1)} ms at most)`,
         );
       };
       check('headers', record.headersSentAt);
