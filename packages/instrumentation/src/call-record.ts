@@ -78,8 +78,14 @@ export function outcomeOf(
   transportError: { cancelled: boolean; type: string } | undefined,
 ): CallResult {
   const contextAttempt = record.contextAttempt;
-  if (transportError?.cancelled) return { outcome: 'cancelled', errorType: undefined, contextAttempt };
-  if (transportError) return { outcome: 'error', errorType: transportError.type, contextAttempt };
+  if (transportError?.cancelled) {
+    // A caller that lets go once the format's terminal event is in ended a whole call: the openai
+    // client stops reading at `[DONE]`, before the body's end whenever that comes apart from it —
+    // an HTTP/2 END_STREAM frame of its own, a server or proxy that closes the body later.
+    if (!record.terminalSeen) return { outcome: 'cancelled', errorType: undefined, contextAttempt };
+  } else if (transportError) {
+    return { outcome: 'error', errorType: transportError.type, contextAttempt };
+  }
   const status = record.statusCode;
   if (status !== undefined && status >= 400) {
     return { outcome: 'error', errorType: httpErrorType(status), contextAttempt };

@@ -24,6 +24,14 @@ const CODE_TYPES: Readonly<Record<string, string>> = {
   HPE_INVALID_CHUNK_SIZE: 'protocol_error',
   UND_ERR_INFO: 'protocol_error',
   UND_ERR_RESPONSE_EXCEEDED_MAX_SIZE: 'response_too_large',
+  // HTTP/2 (Node's http2 errors, which undici hands on): the peer reset the call's stream
+  // (RST_STREAM with an error code, REFUSED_STREAM too), or closed the whole connection with an
+  // error (GOAWAY), or the session was gone before the stream could start.
+  ERR_HTTP2_STREAM_ERROR: 'connection_reset',
+  ERR_HTTP2_SESSION_ERROR: 'connection_reset',
+  ERR_HTTP2_GOAWAY_SESSION: 'connection_reset',
+  ERR_HTTP2_STREAM_CANCEL: 'connection_reset',
+  ERR_HTTP2_INVALID_SESSION: 'connection_reset',
   // OpenSSL's certificate verification results (Node's `ERR_SSL_*` and `ERR_TLS_*` codes: below).
   CERT_HAS_EXPIRED: 'tls_error',
   CERT_NOT_YET_VALID: 'tls_error',
@@ -41,9 +49,13 @@ const CODE_TYPES: Readonly<Record<string, string>> = {
   EPROTO: 'tls_error',
 };
 
-/** The type of a code not in `CODE_TYPES`: Node names every OpenSSL and TLS failure with these prefixes. */
+/**
+ * The type of a code not in `CODE_TYPES`: Node names every OpenSSL and TLS failure with the first
+ * two prefixes; any other HTTP/2 failure (a frame or header nghttp2 rejects) is the protocol's.
+ */
 function typeByPrefix(code: string): string | undefined {
-  return code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') ? 'tls_error' : undefined;
+  if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_')) return 'tls_error';
+  return code.startsWith('ERR_HTTP2_') ? 'protocol_error' : undefined;
 }
 
 export function classifyTransportError(error: unknown): TransportFailure {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { context, trace } from '@opentelemetry/api';
+import OpenAI from 'openai';
 import {
   type Harness,
   pointsOf,
@@ -236,6 +237,37 @@ describe(`instrumentation on Node ${process.version} (${path})`, () => {
       const [span] = h.finishedSpans();
       assert.equal(span?.attributes['lanewatch.outcome'], 'cancelled');
       assert.equal(span?.attributes['error.type'], undefined);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a client that lets go at [DONE], before the body ends, made a whole call: ok, ended when it let go', async () => {
+    // The openai client stops reading at [DONE] and cancels the rest of the body. Here the server
+    // ends the body 300 ms after [DONE], as a server or proxy that closes late does (over HTTP/2 the
+    // end is a frame of its own whenever a server sends it apart).
+    const script = chatScript();
+    server = await startScriptedServer(() => ({ ...script(), endAt: 470 }));
+    try {
+      const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: CANARY, maxRetries: 0 });
+      const stream = await client.chat.completions.create({
+        model: 'gpt-test',
+        messages: [{ role: 'user', content: CANARY }],
+        stream: true,
+      });
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+      assert.equal(text, `Hello ${CANARY} world`);
+      await waitFor(() => h.finishedSpans().length === 1);
+      const [span] = h.finishedSpans();
+      assert.equal(span?.attributes['lanewatch.outcome'], 'ok');
+      assert.equal(span?.attributes['error.type'], undefined);
+      const end = span?.attributes['lanewatch.end_ms'] as number;
+      assert.ok(
+        end >= 170 && end < 400,
+        `end ${end} ms: when the client let go after [DONE] (170 ms), not the body's end (470)`,
+      );
+      assert.ok(span?.attributes['lanewatch.diagnosis'] !== undefined, 'an ok call has its diagnosis');
     } finally {
       await server.close();
     }

@@ -69,8 +69,14 @@ interface HeldCall {
 
 interface HeadersMessage {
   request: UndiciRequestLike;
-  response: { statusCode: number; headers: readonly unknown[] | string };
+  response: { statusCode: number; headers: ResponseHeaders };
 }
+/**
+ * Response headers as undici publishes them: name/value pairs (HTTP/1.1; HTTP/2 before undici 8),
+ * or an object of lower-case names (HTTP/2 from undici 8 on, which Node 26's fetch and the undici 8
+ * package negotiate by default with a TLS server that offers it).
+ */
+type ResponseHeaders = readonly unknown[] | string | Readonly<Record<string, unknown>>;
 interface ChunkMessage {
   request: UndiciRequestLike;
   chunk: Uint8Array;
@@ -472,8 +478,14 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
 const CONTENT_TYPE = 'content-type';
 
 /** Response header names arrive as Buffers: compare lengths before decoding any of them. */
-function contentTypeOf(headers: readonly unknown[] | string): string | undefined {
+export function contentTypeOf(headers: ResponseHeaders): string | undefined {
   if (typeof headers === 'string') return /content-type:\s*([^\r\n]*)/i.exec(headers)?.[1];
+  if (!Array.isArray(headers)) {
+    if (headers === null || typeof headers !== 'object') return undefined;
+    const value = (headers as Readonly<Record<string, unknown>>)[CONTENT_TYPE];
+    if (typeof value === 'string') return value;
+    return Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;
+  }
   for (let i = 0; i + 1 < headers.length; i += 2) {
     const name = headers[i] as string | Uint8Array | undefined;
     if (name === undefined || name.length !== CONTENT_TYPE.length) continue;

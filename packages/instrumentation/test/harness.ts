@@ -1,5 +1,13 @@
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createSecureServer,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+  type Http2Session,
+  constants as http2Constants,
+} from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { context, DiagLogLevel, diag, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -31,8 +39,13 @@ export interface Script {
   readonly headersAt?: number;
   readonly headers?: Record<string, string>;
   readonly pieces: readonly Piece[];
-  /** Destroy the socket after the last piece instead of ending the body. */
+  /**
+   * After the last piece, break off instead of ending the body: HTTP/1.1 destroys the socket,
+   * HTTP/2 resets the stream (RST_STREAM with INTERNAL_ERROR) and leaves the connection open.
+   */
   readonly reset?: boolean;
+  /** When to end (or reset) the body, in ms after the request arrived; default right after the last piece. */
+  readonly endAt?: number;
 }
 
 export interface ScriptedServer {
@@ -41,28 +54,81 @@ export interface ScriptedServer {
   readonly sent: number[];
   headersSentAt: number | undefined;
   requestBodies: number;
+  /** The HTTP version of each request, in arrival order (`'1.1'`, `'2.0'`). */
+  readonly protocols: string[];
+  /** Connections accepted (TLS sessions for `http2`). */
+  connections: number;
   close(): Promise<void>;
 }
 
+/**
+ * The certificate of `startScriptedServer({ http2: true })`: self-signed, for `localhost` and
+ * 127.0.0.1, made for these tests only (`test/fixtures/tls-test-*.pem`, valid until 2126).
+ */
+export const TEST_CA = readFileSync(new URL('./fixtures/tls-test-cert.pem', import.meta.url), 'utf8');
+const TEST_KEY = readFileSync(new URL('./fixtures/tls-test-key.pem', import.meta.url), 'utf8');
+
+export interface ScriptedServerOptions {
+  /**
+   * Serve HTTPS with ALPN offering `h2` and `http/1.1`, as provider APIs do: clients that offer h2
+   * get HTTP/2, the rest HTTP/1.1. The URL is `https://localhost:<port>`; trust `TEST_CA`.
+   */
+  readonly http2?: boolean;
+}
+
+type AnyRequest = IncomingMessage | Http2ServerRequest;
+type AnyResponse = ServerResponse | Http2ServerResponse;
+
 /** A local server that writes a scripted body piece by piece at scheduled times (same clock as the client). */
-export async function startScriptedServer(script: (req: IncomingMessage) => Script): Promise<ScriptedServer> {
+export async function startScriptedServer(
+  script: (req: AnyRequest) => Script,
+  options: ScriptedServerOptions = {},
+): Promise<ScriptedServer> {
   const state: ScriptedServer = {
     url: '',
     sent: [],
     headersSentAt: undefined,
     requestBodies: 0,
+    protocols: [],
+    connections: 0,
     close: async () => {},
   };
-  const server: Server = createServer((req, res) => {
+  const onRequest = (req: AnyRequest, res: AnyResponse) => {
+    state.protocols.push(req.httpVersion);
     req.resume();
     req.on('end', () => {
       state.requestBodies++;
       const arrived = performance.now();
       const s = script(req);
       state.sent.length = 0;
-      req.socket.setNoDelay(true);
       play(s, res, arrived, state);
     });
+  };
+  if (options.http2) {
+    const sessions = new Set<Http2Session>();
+    const server = createSecureServer({ key: TEST_KEY, cert: TEST_CA, allowHTTP1: true }, onRequest);
+    server.on('secureConnection', (socket) => {
+      state.connections++;
+      socket.setNoDelay(true);
+    });
+    server.on('session', (session) => {
+      sessions.add(session);
+      session.on('close', () => sessions.delete(session));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    state.close = async () => {
+      for (const session of sessions) session.destroy();
+      server.close();
+      await once(server, 'close');
+    };
+    return Object.assign(state, { url: `https://localhost:${port}` });
+  }
+  const server: Server = createServer(onRequest);
+  server.on('connection', (socket) => {
+    state.connections++;
+    socket.setNoDelay(true);
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -75,27 +141,61 @@ export async function startScriptedServer(script: (req: IncomingMessage) => Scri
   return Object.assign(state, { url: `http://127.0.0.1:${port}` });
 }
 
-function play(s: Script, res: ServerResponse, arrived: number, state: ScriptedServer): void {
+/** What `play` does to a response, over either protocol. */
+interface Reply {
+  start(status: number, headers: Record<string, string>): void;
+  write(bytes: string | Uint8Array): void;
+  end(): void;
+  reset(): void;
+  gone(): boolean;
+}
+
+function replyOf(res: AnyResponse): Reply {
+  if ('stream' in res) {
+    return {
+      start: (status, headers) => res.writeHead(status, headers), // HTTP/2 sends its HEADERS frame at once
+      write: (bytes) => res.write(bytes),
+      end: () => res.end(),
+      reset: () => res.stream.close(http2Constants.NGHTTP2_INTERNAL_ERROR),
+      gone: () => res.stream.destroyed,
+    };
+  }
+  return {
+    start: (status, headers) => {
+      res.writeHead(status, headers);
+      res.flushHeaders();
+    },
+    write: (bytes) => res.write(bytes),
+    end: () => res.end(),
+    reset: () => res.socket?.destroy(),
+    gone: () => res.destroyed,
+  };
+}
+
+function play(s: Script, res: AnyResponse, arrived: number, state: ScriptedServer): void {
+  const reply = replyOf(res);
   const at = (ms: number, fn: () => void) => {
     const wait = arrived + ms - performance.now();
     if (wait <= 0) fn();
     else setTimeout(fn, wait);
   };
   at(s.headersAt ?? 0, () => {
-    res.writeHead(s.status ?? 200, { 'content-type': 'text/event-stream', ...s.headers });
-    res.flushHeaders();
+    reply.start(s.status ?? 200, { 'content-type': 'text/event-stream', ...s.headers });
     state.headersSentAt = performance.now();
     let i = 0;
     const next = () => {
       const piece = s.pieces[i++];
       if (piece === undefined) {
-        if (s.reset) res.socket?.destroy();
-        else res.end();
+        at(s.endAt ?? 0, () => {
+          if (reply.gone()) return;
+          if (s.reset) reply.reset();
+          else reply.end();
+        });
         return;
       }
       at(piece.at, () => {
-        if (res.destroyed) return;
-        res.write(piece.bytes);
+        if (reply.gone()) return;
+        reply.write(piece.bytes);
         state.sent.push(performance.now());
         next();
       });
