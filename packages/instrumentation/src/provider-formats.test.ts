@@ -6,6 +6,7 @@ import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
 import AnthropicBedrock from '@anthropic-ai/bedrock-sdk';
 import Anthropic from '@anthropic-ai/sdk';
 import {
+  LOCALHOST_TLS,
   type Piece,
   type ProviderServer,
   type RequestRecord,
@@ -14,6 +15,7 @@ import {
   type WireFormat,
 } from '@lanewatch/simulator';
 import OpenAI from 'openai';
+import * as undici from 'undici';
 import { type Harness, startHarness } from '../test/harness.ts';
 import { MILESTONE_SPAN_MS } from './names.ts';
 
@@ -37,11 +39,14 @@ function script(): StreamScript {
   return { kind: 'stream', headersDelayMs: 15, pieces, usage: { inputTokens: 21, outputTokens: 13 } };
 }
 
+type Fetch = typeof globalThis.fetch;
+
 interface Case {
   readonly format: WireFormat;
   /** The detector that must read it (`lanewatch.format`). */
   readonly detector: string;
-  readonly call: (url: string) => Promise<void>;
+  /** Makes the call with `fetch`: the global one, or the undici package's speaking HTTP/2. */
+  readonly call: (url: string, fetch: Fetch) => Promise<void>;
   /** Whether the format reports reasoning as its own kind before the tool call. */
   readonly firstOutputKind: 'reasoning' | 'tool_call';
 }
@@ -53,8 +58,8 @@ const CASES: Case[] = [
     format: 'openai-chat',
     detector: 'openai_chat',
     firstOutputKind: 'reasoning',
-    call: async (url) => {
-      const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: CANARY, maxRetries: 0 });
+    call: async (url, fetch) => {
+      const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: CANARY, maxRetries: 0, fetch });
       const stream = await client.chat.completions.create({
         model: 'gpt-sim',
         messages,
@@ -68,8 +73,8 @@ const CASES: Case[] = [
     format: 'openai-responses',
     detector: 'openai_responses',
     firstOutputKind: 'reasoning',
-    call: async (url) => {
-      const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: CANARY, maxRetries: 0 });
+    call: async (url, fetch) => {
+      const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: CANARY, maxRetries: 0, fetch });
       const stream = await client.responses.create({
         model: 'gpt-sim',
         input: `question ${CANARY}`,
@@ -82,8 +87,8 @@ const CASES: Case[] = [
     format: 'anthropic',
     detector: 'anthropic_messages',
     firstOutputKind: 'reasoning',
-    call: async (url) => {
-      const client = new Anthropic({ baseURL: url, apiKey: CANARY, maxRetries: 0 });
+    call: async (url, fetch) => {
+      const client = new Anthropic({ baseURL: url, apiKey: CANARY, maxRetries: 0, fetch });
       const stream = client.messages.stream({ model: 'claude-sim', max_tokens: 64, messages });
       for await (const _ of stream);
     },
@@ -92,7 +97,7 @@ const CASES: Case[] = [
     format: 'gemini',
     detector: 'gemini',
     firstOutputKind: 'reasoning',
-    call: async (url) => {
+    call: async (url, fetch) => {
       const res = await fetch(`${url}/v1beta/models/gemini-sim:streamGenerateContent?alt=sse&key=${CANARY}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -105,7 +110,7 @@ const CASES: Case[] = [
     format: 'ollama',
     detector: 'ollama',
     firstOutputKind: 'reasoning',
-    call: async (url) => {
+    call: async (url, fetch) => {
       const res = await fetch(`${url}/api/chat`, {
         method: 'POST',
         body: JSON.stringify({ model: 'llama-sim', messages, stream: true, think: true }),
@@ -118,8 +123,8 @@ const CASES: Case[] = [
     format: 'bedrock-invoke',
     detector: 'bedrock_invoke',
     firstOutputKind: 'reasoning',
-    call: async (url) => {
-      const stream = bedrockClaude(url).messages.stream({
+    call: async (url, fetch) => {
+      const stream = bedrockClaude(url, fetch).messages.stream({
         model: 'anthropic.claude-sonnet-4-20250514-v1:0',
         max_tokens: 64,
         messages,
@@ -132,13 +137,14 @@ const CASES: Case[] = [
     format: 'bedrock-converse',
     detector: 'bedrock_converse',
     firstOutputKind: 'reasoning',
-    call: async (url) => {
+    call: async (url, fetch) => {
       const model = createAmazonBedrock({
         baseURL: url,
         region: 'us-east-1',
         accessKeyId: `AKIA${CANARY}`,
         secretAccessKey: CANARY,
         sessionToken: CANARY,
+        fetch,
       })('us.amazon.nova-premier-v1:0');
       const { stream } = await model.doStream({
         prompt: [{ role: 'user', content: [{ type: 'text', text: `question ${CANARY}` }] }],
@@ -149,9 +155,10 @@ const CASES: Case[] = [
 ];
 
 /** Anthropic's Bedrock client, signing with AWS credentials that are canaries. */
-function bedrockClaude(url: string): AnthropicBedrock {
+function bedrockClaude(url: string, fetch: Fetch = globalThis.fetch): AnthropicBedrock {
   return new AnthropicBedrock({
     baseURL: url,
+    fetch,
     awsRegion: 'us-east-1',
     awsAccessKey: `AKIA${CANARY}`,
     awsSecretKey: CANARY,
@@ -165,6 +172,69 @@ function sentAt(record: RequestRecord, kinds: readonly string[]): number | undef
   return record.pieces.find((p) => kinds.includes(p.kind) && p.bytes > 0)?.sentAt;
 }
 
+/**
+ * One call of a case: every milestone at the server's send time, the tokens, no content anywhere.
+ * `protocol` is the HTTP version the server must have seen.
+ */
+async function assertCase(
+  c: Case,
+  h: Harness,
+  server: ProviderServer,
+  fetch: Fetch,
+  protocol: '1.1' | '2.0',
+): Promise<void> {
+  const before = server.sends.length;
+  const createdAt: number[] = [];
+  const onCreate = () => createdAt.push(performance.now());
+  diagnosticsChannel.subscribe('undici:request:create', onCreate);
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  loopDelay.enable();
+  await c.call(server.url, fetch).finally(() => {
+    loopDelay.disable();
+    diagnosticsChannel.unsubscribe('undici:request:create', onCreate);
+  });
+  await server.settled();
+  const record = server.sends[before];
+  assert.ok(record, 'the server saw the request');
+  assert.equal(record.httpVersion, protocol, 'the protocol the client negotiated');
+  const [span] = h.finishedSpans();
+  assert.ok(span, 'one span');
+  const a = span.attributes;
+  assert.equal(a['lanewatch.format'], c.detector);
+  assert.equal(a['lanewatch.outcome'], 'ok', `outcome (error.type ${a['error.type']})`);
+  assert.equal(a['lanewatch.output.kind'], c.firstOutputKind);
+  assert.equal(a['gen_ai.usage.input_tokens'], 21);
+  assert.equal(a['gen_ai.usage.output_tokens'], 13);
+
+  // Each milestone is seen after the server wrote the piece that makes it, and soon after. The
+  // 2 ms precision is asserted by instrumentation.test.ts; here the SDKs parse in the same
+  // process, so a loaded machine may delay an observation: by as much as it stalled the
+  // process's loop (a CI run once saw 31.9 ms), which is allowed on top of 30 ms.
+  const stalledMs = loopDelay.max / 1e6;
+  const t1 = createdAt.at(-1) as number;
+  const check = (name: keyof typeof MILESTONE_SPAN_MS, sent: number | undefined) => {
+    const observed = t1 + (a[MILESTONE_SPAN_MS[name]] as number);
+    assert.ok(sent !== undefined, `${name} was sent`);
+    assert.ok(observed >= sent - 0.5, `${c.format} ${name}: observed before the server sent it`);
+    assert.ok(
+      observed - sent <= 30 + stalledMs,
+      `${c.format} ${name}: observed ${(observed - sent).toFixed(1)} ms after it was sent (the loop stalled ${stalledMs.toFixed(1)} ms at most)`,
+    );
+  };
+  check('headers', record.headersSentAt);
+  check('first_chunk', record.pieces.find((p) => p.bytes > 0 && p.kind !== 'heartbeat')?.sentAt);
+  check('first_output', sentAt(record, ['reasoning']));
+  check('first_text', sentAt(record, ['text']));
+  check('end', record.endedAt);
+
+  const exported = JSON.stringify({
+    spans: h.finishedSpans().map((s) => [s.name, s.attributes, s.events]),
+    m: await h.collect(),
+    d: h.diagnostics,
+  });
+  assert.ok(!exported.includes(CANARY), 'no prompt, output, reasoning, tool arguments, key or query');
+}
+
 describe(`provider wire formats through their official clients (Node ${process.version})`, () => {
   let h: Harness;
   let server: ProviderServer;
@@ -172,7 +242,7 @@ describe(`provider wire formats through their official clients (Node ${process.v
     h = startHarness();
     server = await startProviderServer({ respond: () => script() });
     // Warm the client: the first request of a process pays for loading undici's parser.
-    await CASES[0]?.call(server.url);
+    await CASES[0]?.call(server.url, globalThis.fetch);
   });
   after(async () => {
     await server.close();
@@ -181,57 +251,8 @@ describe(`provider wire formats through their official clients (Node ${process.v
   beforeEach(() => h.reset());
 
   for (const c of CASES) {
-    it(`${c.format}: every milestone at the server's send time, tokens, no content`, async () => {
-      const before = server.sends.length;
-      const createdAt: number[] = [];
-      const onCreate = () => createdAt.push(performance.now());
-      diagnosticsChannel.subscribe('undici:request:create', onCreate);
-      const loopDelay = monitorEventLoopDelay({ resolution: 1 });
-      loopDelay.enable();
-      await c.call(server.url).finally(() => {
-        loopDelay.disable();
-        diagnosticsChannel.unsubscribe('undici:request:create', onCreate);
-      });
-      await server.settled();
-      const record = server.sends[before];
-      assert.ok(record, 'the server saw the request');
-      const [span] = h.finishedSpans();
-      assert.ok(span, 'one span');
-      const a = span.attributes;
-      assert.equal(a['lanewatch.format'], c.detector);
-      assert.equal(a['lanewatch.outcome'], 'ok', `outcome (error.type ${a['error.type']})`);
-      assert.equal(a['lanewatch.output.kind'], c.firstOutputKind);
-      assert.equal(a['gen_ai.usage.input_tokens'], 21);
-      assert.equal(a['gen_ai.usage.output_tokens'], 13);
-
-      // Each milestone is seen after the server wrote the piece that makes it, and soon after. The
-      // 2 ms precision is asserted by instrumentation.test.ts; here the SDKs parse in the same
-      // process, so a loaded machine may delay an observation: by as much as it stalled the
-      // process's loop (a CI run once saw 31.9 ms), which is allowed on top of 30 ms.
-      const stalledMs = loopDelay.max / 1e6;
-      const t1 = createdAt.at(-1) as number;
-      const check = (name: keyof typeof MILESTONE_SPAN_MS, sent: number | undefined) => {
-        const observed = t1 + (a[MILESTONE_SPAN_MS[name]] as number);
-        assert.ok(sent !== undefined, `${name} was sent`);
-        assert.ok(observed >= sent - 0.5, `${c.format} ${name}: observed before the server sent it`);
-        assert.ok(
-          observed - sent <= 30 + stalledMs,
-          `${c.format} ${name}: observed ${(observed - sent).toFixed(1)} ms after it was sent (the loop stalled ${stalledMs.toFixed(1)} ms at most)`,
-        );
-      };
-      check('headers', record.headersSentAt);
-      check('first_chunk', record.pieces.find((p) => p.bytes > 0 && p.kind !== 'heartbeat')?.sentAt);
-      check('first_output', sentAt(record, ['reasoning']));
-      check('first_text', sentAt(record, ['text']));
-      check('end', record.endedAt);
-
-      const exported = JSON.stringify({
-        spans: h.finishedSpans().map((s) => [s.name, s.attributes, s.events]),
-        m: await h.collect(),
-        d: h.diagnostics,
-      });
-      assert.ok(!exported.includes(CANARY), 'no prompt, output, reasoning, tool arguments, key or query');
-    });
+    it(`${c.format}: every milestone at the server's send time, tokens, no content`, () =>
+      assertCase(c, h, server, globalThis.fetch, '1.1'));
   }
 
   it('anthropic: an in-stream overloaded_error is an error of class stream_error:overloaded_error', async () => {
@@ -318,4 +339,35 @@ describe(`provider wire formats through their official clients (Node ${process.v
       await flaky.close();
     }
   });
+});
+
+/**
+ * The same calls over HTTP/2, as provider APIs serve them: the simulator over TLS offering h2 and
+ * http/1.1, each client given the undici 8 package's fetch (which takes h2 by default, as Node 26's
+ * global fetch does — http2.test.ts covers that one) with an agent trusting the local certificate.
+ */
+describe(`provider wire formats through their official clients over HTTP/2 (Node ${process.version})`, () => {
+  let h: Harness;
+  let server: ProviderServer;
+  let agent: undici.Agent;
+  let h2fetch: Fetch;
+  before(async () => {
+    h = startHarness();
+    server = await startProviderServer({ respond: () => script(), tls: LOCALHOST_TLS });
+    agent = new undici.Agent({ connect: { ca: LOCALHOST_TLS.cert } });
+    h2fetch = ((input: Parameters<Fetch>[0], init?: Parameters<Fetch>[1]) =>
+      undici.fetch(input as never, { ...(init as object), dispatcher: agent } as never)) as unknown as Fetch;
+    await CASES[0]?.call(server.url, h2fetch);
+  });
+  after(async () => {
+    await agent.close();
+    await server.close();
+    await h.shutdown();
+  });
+  beforeEach(() => h.reset());
+
+  for (const c of CASES) {
+    it(`${c.format} over h2: every milestone at the server's send time, tokens, no content`, () =>
+      assertCase(c, h, server, h2fetch, '2.0'));
+  }
 });

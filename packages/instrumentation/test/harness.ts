@@ -1,5 +1,4 @@
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
   createSecureServer,
@@ -9,6 +8,7 @@ import {
   constants as http2Constants,
 } from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { LOCALHOST_TLS } from '@lanewatch/simulator';
 import { context, DiagLogLevel, diag, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
@@ -61,12 +61,8 @@ export interface ScriptedServer {
   close(): Promise<void>;
 }
 
-/**
- * The certificate of `startScriptedServer({ http2: true })`: self-signed, for `localhost` and
- * 127.0.0.1, made for these tests only (`test/fixtures/tls-test-*.pem`, valid until 2126).
- */
-export const TEST_CA = readFileSync(new URL('./fixtures/tls-test-cert.pem', import.meta.url), 'utf8');
-const TEST_KEY = readFileSync(new URL('./fixtures/tls-test-key.pem', import.meta.url), 'utf8');
+/** The certificate of `startScriptedServer({ http2: true })` (the simulator's, for local tests only). */
+export const TEST_CA = LOCALHOST_TLS.cert;
 
 export interface ScriptedServerOptions {
   /**
@@ -106,7 +102,7 @@ export async function startScriptedServer(
   };
   if (options.http2) {
     const sessions = new Set<Http2Session>();
-    const server = createSecureServer({ key: TEST_KEY, cert: TEST_CA, allowHTTP1: true }, onRequest);
+    const server = createSecureServer({ key: LOCALHOST_TLS.key, cert: TEST_CA, allowHTTP1: true }, onRequest);
     server.on('secureConnection', (socket) => {
       state.connections++;
       socket.setNoDelay(true);

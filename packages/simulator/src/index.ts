@@ -22,6 +22,7 @@ export {
 } from './lane-profiles.ts';
 export { type LaneResponder, laneResponder } from './lane-responder.ts';
 export { type LaneConditions, type LaneSample, type LaneTraits, sampleLane } from './lane-sampler.ts';
+export { LOCALHOST_TLS } from './localhost-tls.ts';
 export { type Milestone, type Milestones, scheduledMilestones, sentMilestones } from './milestones.ts';
 export { ollamaErrorReply, ollamaWriter } from './ollama-writer.ts';
 export {

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { type ClientHttp2Session, connect as http2Connect, constants as http2Constants } from 'node:http2';
+import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { bedrockInvokeWriter } from './bedrock-invoke-writer.ts';
 import { runAt } from './due-timer.ts';
 import { exampleScript } from './example-script.ts';
+import { LOCALHOST_TLS } from './localhost-tls.ts';
 import { sentMilestones } from './milestones.ts';
 import { type ProviderServer, type RequestRecord, startProviderServer } from './provider-server.ts';
 import { type Piece, type Script, type StreamScript, scheduleOf } from './script.ts';
@@ -576,5 +579,154 @@ describe('provider server: close()', () => {
     const observed = await Promise.all(pending);
     assert.ok(observed.every((seen) => seen.error !== undefined));
     assert.deepEqual(server.sends.map((sent) => sent.ending).sort(), ['hang', 'no-answer']);
+  });
+});
+
+/** What a node:http2 client saw on one stream of `session`. */
+function postH2(session: ClientHttp2Session, path: string, body: string) {
+  return new Promise<Observed & { rstCode: number | undefined }>((resolve) => {
+    const observed: Observed & { rstCode: number | undefined } = {
+      status: 0,
+      headers: {},
+      headersAt: Number.NaN,
+      reads: [],
+      endedAt: Number.NaN,
+      error: undefined,
+      rstCode: undefined,
+    };
+    const stream = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/json' });
+    stream.once('response', (headers) => {
+      observed.headersAt = performance.now();
+      observed.status = Number(headers[':status']);
+      observed.headers = headers as IncomingHttpHeaders;
+    });
+    stream.setEncoding('utf8');
+    stream.on('data', (text: string) => observed.reads.push({ at: performance.now(), text }));
+    stream.once('error', (error) => {
+      observed.error = error;
+    });
+    stream.once('close', () => {
+      observed.endedAt = performance.now();
+      observed.rstCode = stream.rstCode;
+      resolve(observed);
+    });
+    stream.end(body);
+  });
+}
+
+describe('provider server over TLS: HTTP/2 and HTTP/1.1 on one port, as a provider serves them', () => {
+  test('an h2 client gets HTTP/2, each piece at its time; an HTTP/1.1 client gets HTTP/1.1, the same bytes', async () => {
+    const server = await startProviderServer({
+      respond: () => textScript(10, [20, 20, 20]),
+      tls: LOCALHOST_TLS,
+    });
+    const session = http2Connect(server.url, { ca: LOCALHOST_TLS.cert });
+    try {
+      assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+      const h2 = await postH2(session, CHAT, STREAM_BODY);
+      const h1 = await new Promise<string>((resolve, reject) => {
+        const req = httpsRequest(
+          `${server.url}${CHAT}`,
+          { method: 'POST', ca: LOCALHOST_TLS.cert },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => {
+              text += chunk;
+            });
+            res.once('end', () => resolve(text));
+          },
+        );
+        req.once('error', reject);
+        req.end(STREAM_BODY);
+      });
+      assert.deepEqual(
+        server.sends.map((sent) => sent.httpVersion),
+        ['2.0', '1.1'],
+      );
+      assert.equal(h2.status, 200);
+      assert.equal(h2.error, undefined);
+      assert.match(String(h2.headers['content-type']), /^text\/event-stream/);
+      const text = h2.reads.map((read) => read.text).join('');
+      assert.ok(text.includes('w2 '), 'the whole stream');
+      // The same events either way; only the response id (the request's number) and the clock differ.
+      const same = (body: string) => body.replaceAll(/sim\d+/g, 'sim').replaceAll(/"created":\d+/g, '');
+      assert.equal(same(h1), same(text), 'HTTP/1.1 gets the same events');
+      // Each text piece is read in its own DATA frame at its time, not merged with the next.
+      const [first] = server.sends;
+      const sentTexts = (first?.pieces ?? []).filter((piece) => piece.kind === 'text');
+      assert.equal(sentTexts.length, 3);
+      for (const [i, piece] of sentTexts.entries()) {
+        const read = h2.reads.find((r) => r.text.includes(`w${i} `));
+        assert.ok(read, `w${i} read`);
+        assert.ok(read.at >= piece.sentAt, 'read after it was sent');
+        assert.ok(
+          read.at - piece.sentAt < 15,
+          `w${i} read ${(read.at - piece.sentAt).toFixed(1)} ms after its send`,
+        );
+      }
+    } finally {
+      session.close();
+      await server.close();
+    }
+  });
+
+  test('fault: a reset over h2 resets that stream after the bytes before it; the connection serves on', async () => {
+    const server = await startProviderServer({
+      respond: (request) =>
+        request.index === 0 ? textScript(0, [5, 5], [{ kind: 'reset', delayMs: 5 }]) : textScript(0, [5]),
+      tls: LOCALHOST_TLS,
+    });
+    const session = http2Connect(server.url, { ca: LOCALHOST_TLS.cert });
+    try {
+      const reset = await postH2(session, CHAT, STREAM_BODY);
+      assert.equal(reset.rstCode, http2Constants.NGHTTP2_INTERNAL_ERROR);
+      assert.ok(
+        reset.reads
+          .map((r) => r.text)
+          .join('')
+          .includes('w1 '),
+        'the bytes before the reset arrived',
+      );
+      const after = await postH2(session, CHAT, STREAM_BODY);
+      assert.equal(after.error, undefined);
+      assert.equal(after.rstCode, http2Constants.NGHTTP2_NO_ERROR);
+      assert.ok(
+        after.reads
+          .map((r) => r.text)
+          .join('')
+          .includes('w0 '),
+        'the same connection serves the next call',
+      );
+      assert.deepEqual(
+        server.sends.map((sent) => sent.ending),
+        ['reset', 'complete'],
+      );
+    } finally {
+      session.close();
+      await server.close();
+    }
+  });
+
+  test('close() ends hung h2 streams and resolves', async () => {
+    const server = await startProviderServer({
+      respond: () => textScript(0, [1], [{ kind: 'hang', delayMs: 0 }]),
+      tls: LOCALHOST_TLS,
+    });
+    const session = http2Connect(server.url, { ca: LOCALHOST_TLS.cert });
+    session.on('error', () => {});
+    const pending = postH2(session, CHAT, STREAM_BODY);
+    while (server.sends.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    await server.settled();
+    await server.close();
+    const seen = await pending;
+    assert.ok(
+      seen.error !== undefined || seen.rstCode !== http2Constants.NGHTTP2_NO_ERROR,
+      'the stream was cut',
+    );
+    assert.deepEqual(
+      server.sends.map((sent) => sent.ending),
+      ['hang'],
+    );
   });
 });

@@ -1,6 +1,13 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  createSecureServer,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+  type Http2Session,
+  constants as http2Constants,
+} from 'node:http2';
+import type { AddressInfo, Socket } from 'node:net';
 import { type DueTimer, runAt } from './due-timer.ts';
 import { routeOf } from './provider-route.ts';
 import { requestFields } from './request-fields.ts';
@@ -46,6 +53,13 @@ export interface ProviderServerOptions {
   readonly writers?: Partial<Record<WireFormat, WireWriter>>;
   /** See `runAt`: spin the last `spinMs` before each due time for microsecond accuracy. Default 0. */
   readonly spinMs?: number;
+  /**
+   * Serve HTTPS with this key and certificate, offering `h2` and `http/1.1` by ALPN as provider APIs
+   * do: a client that offers h2 (Node 26's fetch, the undici 8 package) gets HTTP/2, others HTTP/1.1.
+   * `LOCALHOST_TLS` is one for local tests. Over HTTP/2 a `reset` resets the call's stream
+   * (RST_STREAM, INTERNAL_ERROR), as a provider's proxy does, and leaves the connection to others.
+   */
+  readonly tls?: { readonly key: string | Buffer; readonly cert: string | Buffer };
 }
 
 /** One piece as the server played it. `bytes` is 0 where the format has no event for the piece. */
@@ -75,6 +89,8 @@ export type Ending =
 /** Everything the server did for one request, on the same clock as the client's `performance.now()`. */
 export interface RequestRecord {
   readonly request: ProviderRequest;
+  /** The request's HTTP version: `'1.1'`, or `'2.0'` over HTTP/2. */
+  readonly httpVersion: string;
   readonly script: Script;
   headersScheduledAt: number | undefined;
   headersSentAt: number | undefined;
@@ -101,6 +117,53 @@ interface Player {
   stop(ending: Ending): void;
 }
 
+type AnyRequest = IncomingMessage | Http2ServerRequest;
+/** What the server does to a response; the two protocols' response classes share it. */
+interface AnyResponse {
+  readonly headersSent: boolean;
+  readonly writableFinished: boolean;
+  writeHead(status: number, headers: Record<string, string | number>): unknown;
+  write(bytes: string | Uint8Array): boolean;
+  end(body?: string): unknown;
+  once(event: 'close' | 'drain', listener: () => void): unknown;
+}
+
+/** The transport under one response: HTTP/1.1's socket, or HTTP/2's stream. */
+interface Exchange {
+  readonly res: AnyResponse;
+  gone(): boolean;
+  /** Holds writes until `uncork`, so pieces due together leave together. */
+  cork(): void;
+  uncork(): void;
+  /** HTTP/1.1: the connection is reset (RST). HTTP/2: the call's stream is (RST_STREAM). */
+  reset(): void;
+  /** Sends the headers now, on their own. */
+  flushHeaders(): void;
+}
+
+function exchangeOf(res: ServerResponse | Http2ServerResponse): Exchange {
+  if ('stream' in res) {
+    const { stream } = res;
+    return {
+      res: res as unknown as AnyResponse,
+      gone: () => stream.destroyed,
+      // One DATA frame per write, each handed to the session as it is written.
+      cork: () => {},
+      uncork: () => {},
+      reset: () => stream.close(http2Constants.NGHTTP2_INTERNAL_ERROR),
+      flushHeaders: () => {}, // writeHead sent the HEADERS frame
+    };
+  }
+  return {
+    res: res as unknown as AnyResponse,
+    gone: () => res.destroyed,
+    cork: () => res.socket?.cork(),
+    uncork: () => res.socket?.uncork(),
+    reset: () => res.socket?.resetAndDestroy(),
+    flushHeaders: () => res.flushHeaders(),
+  };
+}
+
 export async function startProviderServer(options: ProviderServerOptions): Promise<ProviderServer> {
   const writers = { ...defaultWriters(), ...options.writers };
   const spinMs = options.spinMs ?? 0;
@@ -108,10 +171,10 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
   const active = new Set<Player>();
   let arrivals = 0;
 
-  const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
+  const onRequest = (req: AnyRequest, response: ServerResponse | Http2ServerResponse) => {
     const arrivedAt = performance.now();
-    // One write per piece must leave as its own segment, not wait for an ACK (Nagle).
-    req.socket.setNoDelay(true);
+    const exchange = exchangeOf(response);
+    const res = exchange.res;
     const route = routeOf(req.method ?? 'GET', req.url ?? '/');
     if (!route) {
       req.resume();
@@ -143,7 +206,7 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
       };
       const writer = writers[route.format];
       if (route.format === 'gemini' && route.stream && !route.sse) {
-        return simulatorError(res, 400, 'only alt=sse streaming is simulated for Gemini');
+        return simulatorError(exchange, 400, 'only alt=sse streaming is simulated for Gemini');
       }
       const start = (script: Script) => {
         const context: WriteContext = {
@@ -160,6 +223,7 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
           script.kind === 'stream' && !request.stream ? wholeReply(script, writer, context) : undefined;
         const record: RequestRecord = {
           request,
+          httpVersion: req.httpVersion,
           script,
           headersScheduledAt: undefined,
           headersSentAt: undefined,
@@ -168,7 +232,7 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
           ending: undefined,
         };
         sends.push(record);
-        play(record, writer, context, rendered, whole, res, clientGone);
+        play(record, writer, context, rendered, whole, exchange, clientGone);
       };
       Promise.resolve()
         .then(() => options.respond(request))
@@ -181,13 +245,23 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
             try {
               start(script);
             } catch (error) {
-              simulatorError(res, 500, `cannot play this script: ${describe(error)}`);
+              simulatorError(exchange, 500, `cannot play this script: ${describe(error)}`);
             }
           },
-          (error: unknown) => simulatorError(res, 500, `respond() failed: ${describe(error)}`),
+          (error: unknown) => simulatorError(exchange, 500, `respond() failed: ${describe(error)}`),
         );
     });
-  });
+  };
+  // One write per piece must leave as its own segment, not wait for an ACK (Nagle).
+  const sessions = new Set<Http2Session>();
+  const server = options.tls
+    ? createSecureServer({ key: options.tls.key, cert: options.tls.cert, allowHTTP1: true }, onRequest)
+        .on('secureConnection', (socket: Socket) => socket.setNoDelay(true))
+        .on('session', (session: Http2Session) => {
+          sessions.add(session);
+          session.once('close', () => sessions.delete(session));
+        })
+    : createServer({ noDelay: true, keepAlive: true }, onRequest);
 
   const play = (
     record: RequestRecord,
@@ -195,9 +269,10 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
     context: WriteContext,
     rendered: readonly WirePiece[],
     whole: WholeReply | undefined,
-    res: ServerResponse,
+    exchange: Exchange,
     clientGone: () => boolean,
   ) => {
+    const { res } = exchange;
     const { script, request } = record;
     const origin = request.arrivedAt;
     let timer: DueTimer | undefined;
@@ -244,7 +319,7 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
     const reset = (atMs: number) => {
       timer = runAt(origin + atMs, () => {
         end('reset');
-        res.socket?.resetAndDestroy();
+        exchange.reset();
       });
     };
 
@@ -274,7 +349,7 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
     const writeDue = (): boolean => {
       while (next < script.pieces.length) {
         const piece = script.pieces[next];
-        if (piece === undefined || res.destroyed) return false;
+        if (piece === undefined || exchange.gone()) return false;
         const scheduledAt = origin + (piecesAtMs[next] ?? 0);
         if (performance.now() < scheduledAt) {
           timer = runAt(scheduledAt, advance, spinMs);
@@ -308,13 +383,12 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
     // measures (see the README).
     const advance = () => {
       timer = undefined;
-      const socket = res.socket;
-      socket?.cork();
+      exchange.cork();
       const reset = writeDue();
-      socket?.uncork(); // the bytes before a reset leave before it
+      exchange.uncork(); // the bytes before a reset leave before it
       if (reset) {
         end('reset');
-        socket?.resetAndDestroy();
+        exchange.reset();
       }
     };
 
@@ -325,7 +399,7 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
         record.headersSentAt = performance.now();
         res.writeHead(200, writer.streamHeaders(context));
         // The headers leave now, on their own, as a provider's do while the first event is far off.
-        res.flushHeaders();
+        exchange.flushHeaders();
         advance();
       },
       spinMs,
@@ -338,7 +412,7 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
   return {
-    url: `http://${host}:${address.port}`,
+    url: `${options.tls ? 'https' : 'http'}://${host}:${address.port}`,
     port: address.port,
     sends,
     async settled() {
@@ -348,13 +422,14 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
       for (const player of [...active]) player.stop('server-closed');
       const closed = once(server, 'close');
       server.close();
-      server.closeAllConnections();
+      if ('closeAllConnections' in server) server.closeAllConnections();
+      for (const session of sessions) session.destroy();
       await closed;
     },
   };
 }
 
-function readBody(req: IncomingMessage): Promise<{ text: string | undefined; bytes: number }> {
+function readBody(req: AnyRequest): Promise<{ text: string | undefined; bytes: number }> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
@@ -369,8 +444,9 @@ function readBody(req: IncomingMessage): Promise<{ text: string | undefined; byt
   });
 }
 
-function simulatorError(res: ServerResponse, status: number, message: string): void {
-  if (res.headersSent || res.destroyed) return;
+function simulatorError(exchange: Exchange, status: number, message: string): void {
+  const { res } = exchange;
+  if (res.headersSent || exchange.gone()) return;
   const body = JSON.stringify({
     error: { message: `lanewatch simulator: ${message}`, type: 'simulator_error' },
   });
