@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type Collector, startCollector } from '../../../test/stack/collector.ts';
 import { type OtlpSink, startOtlpSink } from '../../../test/stack/otlp-sink.ts';
-import { sse, startScriptedServer } from '../test/harness.ts';
+import { sse, startScriptedServer, TEST_CA } from '../test/harness.ts';
 import { MIN_NODE, supportedNode } from './instrumentation.ts';
 import { MILESTONE_METRIC } from './names.ts';
 
@@ -117,6 +117,41 @@ for (const [flag, app] of [
     });
   });
 }
+
+describe('register, the app calling an HTTPS provider that offers HTTP/2', () => {
+  // Node 26's fetch (bundled undici 8) takes h2 from a server that offers it, as providers do; Node
+  // 22's and 24's stay on HTTP/1.1. The app trusts the local certificate by NODE_EXTRA_CA_CERTS.
+  const h2 = Number(process.versions.undici?.split('.')[0]) >= 8;
+  it(`every milestone of the app's global-fetch call is exported (${h2 ? 'h2' : 'HTTP/1.1'} on this Node)`, async () => {
+    const provider = await startScriptedServer(() => chat(), { http2: true });
+    const sink = await startOtlpSink();
+    const dir = mkdtempSync(join(tmpdir(), 'lanewatch-ca-'));
+    try {
+      const ca = join(dir, 'localhost.pem');
+      writeFileSync(ca, TEST_CA);
+      const { stdout } = await runRegistered(provider.url, {
+        NODE_EXTRA_CA_CERTS: ca,
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_METRIC_EXPORT_INTERVAL: '60000',
+      });
+      assert.match(stdout, /^200 \d+/, 'the app got its response');
+      assert.deepEqual(provider.protocols, [h2 ? '2.0' : '1.1']);
+      const metricsBody = bodiesOf(sink, '/v1/metrics');
+      for (const name of Object.values(MILESTONE_METRIC)) {
+        assert.ok(metricsBody.includes(`"name":"${name}"`), `${name} exported`);
+      }
+      const tracesBody = bodiesOf(sink, '/v1/traces');
+      assert.ok(tracesBody.includes('lanewatch.first_text'), 'span with milestone events');
+      assert.ok(tracesBody.includes('"openai_chat"'), 'the stream was read by its format');
+      assert.ok(!`${metricsBody}${tracesBody}`.includes(CANARY), 'no content, key or credential');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await provider.close();
+      await sink.close();
+    }
+  });
+});
 
 describe('register with OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE=delta', () => {
   it("lanewatch's histograms are exported as deltas, as the application's own metrics are", async () => {
