@@ -144,6 +144,26 @@ describe('hosted models: family, provider and model from the URL', () => {
     assert.equal(selectFormat('/model/m/converse', 'application/json'), undefined);
   });
 
+  it("a request to a forward proxy in absolute form is the target's: its server, provider and lane, no query", () => {
+    // undici 8's ProxyAgent sends an http:// target so, with the proxy as the request's origin.
+    const lanes = new LaneMap({ 'fast-lane': 'http://vllm.internal:8000/v1' });
+    const via = (path: string) =>
+      identifyRequest({ origin: 'http://proxy.corp:3128', path, method: 'POST' }, new Endpoints(lanes))
+        ?.endpoint;
+    const target = via(`http://user:${CANARY}@vllm.internal:8000/v1/chat/completions?key=${CANARY}`);
+    assert.equal(target?.serverAddress, 'vllm.internal');
+    assert.equal(target?.serverPort, 8000);
+    assert.equal(target?.family, 'openai_chat');
+    assert.equal(target?.configuredLane, 'fast-lane');
+    assert.equal(target?.path, '/v1/chat/completions');
+    assert.ok(!JSON.stringify(target).includes(CANARY), 'no query, no userinfo');
+    const known = via('https://api.openai.com/v1/chat/completions');
+    assert.equal(known?.provider, 'openai');
+    assert.equal(known?.serverAddress, 'api.openai.com');
+    // An origin-form path stays the origin's.
+    assert.equal(via('/v1/chat/completions')?.serverAddress, 'proxy.corp');
+  });
+
   it("a Vertex AI stream is read with its maker's detector, not as unknown SSE", () => {
     const sse = 'text/event-stream';
     const path = `${VERTEX}/anthropic/models/claude-sonnet-4@20250514:streamRawPredict`;

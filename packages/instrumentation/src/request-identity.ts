@@ -191,10 +191,12 @@ export class Endpoints {
 const MAX_ENDPOINTS = 1024;
 
 function endpointOf(rawOrigin: string, rawPath: string, lanes: LaneMap): Endpoint {
-  const q = rawPath.indexOf('?');
+  const target = absoluteTarget(rawPath);
+  const q = target.path.indexOf('?');
   // The query is dropped here, first: some providers carry API keys in it.
-  const path = q === -1 ? rawPath : rawPath.slice(0, q);
-  const origin = rawOrigin.endsWith('/') ? rawOrigin.slice(0, -1) : rawOrigin;
+  const path = q === -1 ? target.path : target.path.slice(0, q);
+  const originOf = target.origin ?? rawOrigin;
+  const origin = originOf.endsWith('/') ? originOf.slice(0, -1) : originOf;
   const family = pathFamilyOf(path);
   const server = serverOf(origin);
   const { hostname, port } = server;
@@ -210,6 +212,21 @@ function endpointOf(rawOrigin: string, rawPath: string, lanes: LaneMap): Endpoin
     pathModel: family === undefined ? undefined : pathModelOf(family, path),
     path,
   };
+}
+
+/**
+ * The target of a request in absolute form (RFC 9112 §3.2.2), as a forward proxy is sent it: the
+ * undici 8 package's ProxyAgent sends an `http://` target so, with the proxy as the request's origin
+ * (an `https://` one goes through a CONNECT tunnel, its origin the target's). The call is the
+ * target's — its server, provider and lane — not the proxy's.
+ */
+function absoluteTarget(rawPath: string): { origin: string | undefined; path: string } {
+  if (rawPath.startsWith('/')) return { origin: undefined, path: rawPath };
+  const url = URL.parse(rawPath);
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    return { origin: undefined, path: rawPath };
+  }
+  return { origin: url.origin, path: `${url.pathname}${url.search}` };
 }
 
 /**

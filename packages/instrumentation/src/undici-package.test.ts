@@ -7,6 +7,7 @@ import {
   type Harness,
   type ScriptedServer,
   sse,
+  startForwardProxy,
   startHarness,
   startScriptedServer,
 } from '../test/harness.ts';
@@ -34,7 +35,7 @@ function chat() {
 type Undici = typeof undici8;
 
 /** Every way the undici package makes a request, against the same streaming server. */
-function callers(u: Undici, url: string): Record<string, () => Promise<string>> {
+function callers(u: Undici, url: string, proxy: string): Record<string, () => Promise<string>> {
   const target = `${url}/v1/chat/completions`;
   const opts = { method: 'POST' as const, body, headers: { 'content-type': 'application/json' } };
   const viaRequest = async (dispatcher?: undici8.Dispatcher) => {
@@ -64,6 +65,11 @@ function callers(u: Undici, url: string): Record<string, () => Promise<string>> 
     'new Client()': () => withDispatcher(new u.Client(url), viaRequest),
     'fetch with { dispatcher: new Agent() }': () =>
       withDispatcher(new u.Agent(), async (d) => (await u.fetch(target, { ...opts, dispatcher: d })).text()),
+    // Behind a company's HTTP proxy: the call is still the provider's, not the proxy's.
+    'fetch through new ProxyAgent()': () =>
+      withDispatcher(new u.ProxyAgent(proxy), async (d) =>
+        (await u.fetch(target, { ...opts, dispatcher: d })).text(),
+      ),
   };
 }
 
@@ -85,19 +91,23 @@ for (const [label, u] of [
   describe(`the ${label} package on Node ${process.version}`, () => {
     let h: Harness;
     let server: ScriptedServer;
+    let proxy: Awaited<ReturnType<typeof startForwardProxy>>;
     before(async () => {
       h = startHarness();
       server = await startScriptedServer(() => chat());
+      proxy = await startForwardProxy();
     });
     after(async () => {
+      await proxy.close();
       await server.close();
       await h.shutdown();
     });
     beforeEach(() => h.reset());
 
-    for (const name of Object.keys(callers(u, 'http://127.0.0.1'))) {
+    for (const name of Object.keys(callers(u, 'http://127.0.0.1', 'http://127.0.0.1'))) {
       it(`${name}: one span with every milestone, tool call first`, async () => {
-        const call = callers(u, server.url)[name];
+        const call = callers(u, server.url, proxy.url)[name];
+        proxy.seen.length = 0;
         assert.ok(call);
         const text = await call();
         assert.ok(text.endsWith('data: [DONE]\n\n'), 'the body reached the caller whole');
@@ -112,6 +122,12 @@ for (const [label, u] of [
         assert.equal(span?.attributes['lanewatch.outcome'], 'ok');
         assert.equal(span?.attributes['gen_ai.request.model'], 'gpt-pkg');
         assert.equal(span?.attributes['lanewatch.chunks'], 4);
+        assert.equal(
+          span?.attributes['server.port'],
+          Number(new URL(server.url).port),
+          'the provider, not a proxy',
+        );
+        if (name.includes('Proxy')) assert.equal(proxy.seen.length, 1, 'the call went through the proxy');
       });
     }
   });

@@ -1,5 +1,11 @@
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import {
   createSecureServer,
   type Http2ServerRequest,
@@ -7,7 +13,7 @@ import {
   type Http2Session,
   constants as http2Constants,
 } from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect as netConnect } from 'node:net';
 import { LOCALHOST_TLS } from '@lanewatch/simulator';
 import { context, DiagLogLevel, diag, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -198,6 +204,57 @@ function play(s: Script, res: AnyResponse, arrived: number, state: ScriptedServe
     };
     next();
   });
+}
+
+/**
+ * A forward HTTP proxy, as a company's egress is: absolute-form requests forwarded (http:// targets),
+ * CONNECT tunnels (https://). `seen` lists what it was asked for.
+ */
+export async function startForwardProxy(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
+  const seen: string[] = [];
+  const proxy = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    const target = new URL(req.url ?? '');
+    const upstream = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method: req.method,
+        headers: req.headers,
+      },
+      (reply) => {
+        res.writeHead(reply.statusCode ?? 502, reply.headers);
+        reply.pipe(res);
+      },
+    );
+    upstream.once('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  proxy.on('connect', (req: IncomingMessage, socket, head: Buffer) => {
+    seen.push(`CONNECT ${req.url}`);
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = netConnect(Number(port), host ?? '', () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.once('error', () => socket.destroy());
+    socket.once('error', () => upstream.destroy());
+  });
+  proxy.listen(0, '127.0.0.1');
+  await once(proxy, 'listening');
+  const { port } = proxy.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: async () => {
+      proxy.closeAllConnections();
+      proxy.close();
+      await once(proxy, 'close');
+    },
+  };
 }
 
 export const sse = (data: unknown, event?: string) =>
