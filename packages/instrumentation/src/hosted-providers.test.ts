@@ -10,7 +10,7 @@ import AnthropicBedrock from '@anthropic-ai/bedrock-sdk';
 import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
 import { type ProviderServer, type StreamScript, startProviderServer } from '@lanewatch/simulator';
 import { AzureOpenAI } from 'openai';
-import { type Harness, startHarness } from '../test/harness.ts';
+import { exportedText, type Harness, startHarness } from '../test/harness.ts';
 import { selectFormat } from './formats/index.ts';
 import { LaneConfigError, LaneMap } from './lane-map.ts';
 import { isLaneName, LANE_NAME_RULE } from './names.ts';
@@ -210,11 +210,7 @@ describe(`hosted models through their official clients (Node ${process.version})
     await server.settled();
     const spans = h.finishedSpans();
     assert.equal(spans.length, 1, 'one span');
-    const exported = JSON.stringify({
-      spans: spans.map((s) => [s.name, s.attributes, s.events]),
-      m: await h.collect(),
-      d: h.diagnostics,
-    });
+    const exported = await exportedText(h);
     assert.ok(!exported.includes(CANARY), 'no prompt, output, reasoning or credential');
     return spans[0]?.attributes ?? {};
   }

@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import * as undici from 'undici';
 import * as undici7 from 'undici7';
 import {
+  exportedText,
   type Harness,
   pointsOf,
   type Script,
@@ -16,6 +17,7 @@ import {
   startHarness,
   startScriptedServer,
   TEST_CA,
+  waitFor,
 } from '../test/harness.ts';
 import { MILESTONE_EVENT, MILESTONE_METRIC, MILESTONE_SPAN_MS } from './names.ts';
 
@@ -239,16 +241,15 @@ describe(`HTTP/2 on Node ${process.version} (bundled undici ${process.versions.u
 
   it('six calls multiplexed on one connection each keep their own milestones', async () => {
     // Call k (model m-k) starts its stream 25·k ms after it arrives: interleaved frames of six
-    // streams on one session, each span timed by its own.
+    // streams on one session. Each span's headers → first text must be its own stream's, as the
+    // server sent them (the connection's set-up delays every call's start, not that interval).
     const server = await startScriptedServer(
       (req) => chatScript({ base: 20 + 25 * Number(req.headers['x-case']) }),
       { http2: true },
     );
     try {
-      const started: number[] = [];
       await Promise.all(
         [0, 1, 2, 3, 4, 5].map(async (k) => {
-          started[k] = performance.now();
           const res = await undici.fetch(`${server.url}/v1/chat/completions`, {
             method: 'POST',
             headers: { 'x-case': String(k) },
@@ -262,13 +263,28 @@ describe(`HTTP/2 on Node ${process.version} (bundled undici ${process.versions.u
       assert.deepEqual(new Set(server.protocols), new Set(['2.0']));
       const spans = h.finishedSpans();
       assert.equal(spans.length, 6);
+      // The server's headers → first text interval of each call, by its case number.
+      const sentInterval = new Map(
+        server.requests.map((r) => [
+          Number(r.headers['x-case']),
+          (r.sent[2] as number) - (r.headersSentAt as number),
+        ]),
+      );
       for (const span of spans) {
         const k = Number(String(span.attributes['gen_ai.request.model']).slice(2));
-        const firstText = spanMs(span, 'first_text') as number;
-        const scheduled = 20 + 25 * k + 40; // from the request's arrival, a little after t1
+        const observed = (spanMs(span, 'first_text') as number) - (spanMs(span, 'headers') as number);
+        const own = sentInterval.get(k) as number;
+        const nearest = [...sentInterval].sort(
+          (a, b) => Math.abs(a[1] - observed) - Math.abs(b[1] - observed),
+        )[0];
+        assert.equal(
+          nearest?.[0],
+          k,
+          `m-${k}: headers → first text ${observed.toFixed(1)} ms is its own stream's (${own.toFixed(1)})`,
+        );
         assert.ok(
-          firstText >= scheduled - 1 && firstText <= scheduled + 20,
-          `m-${k}: first text ${firstText.toFixed(1)} ms after dispatch, scheduled ${scheduled} after arrival`,
+          Math.abs(observed - own) <= 12,
+          `m-${k}: ${observed.toFixed(1)} ms against ${own.toFixed(1)} sent`,
         );
         assert.equal(span.attributes['lanewatch.outcome'], 'ok');
         assert.equal(span.attributes['lanewatch.chunks'], 6);
@@ -304,11 +320,7 @@ describe(`HTTP/2 on Node ${process.version} (bundled undici ${process.versions.u
       assert.ok(span);
       assertMilestones(span, server, createdAt.at(-1) as number, 25);
       assert.equal(span.attributes['lanewatch.attempt'], '1', 'from x-stainless-retry-count');
-      const exported = JSON.stringify({
-        spans: h.finishedSpans().map((s) => ({ n: s.name, a: s.attributes, e: s.events, st: s.status })),
-        metrics: await h.collect(),
-        logs: h.diagnostics,
-      });
+      const exported = await exportedText(h);
       assert.ok(!exported.includes(CANARY), 'no prompt, response, reasoning or key anywhere');
     } finally {
       await server.close();
@@ -391,11 +403,7 @@ describe(`HTTP/2 on Node ${process.version} (bundled undici ${process.versions.u
       await server.close();
     }
 
-    const exported = JSON.stringify({
-      spans: h.finishedSpans().map((s) => ({ n: s.name, a: s.attributes, e: s.events, st: s.status })),
-      metrics: await h.collect(),
-      logs: h.diagnostics,
-    });
+    const exported = await exportedText(h);
     assert.ok(!exported.includes(CANARY), 'no prompt, response, key or query string anywhere');
   });
 
@@ -416,11 +424,3 @@ describe(`HTTP/2 on Node ${process.version} (bundled undici ${process.versions.u
     }
   });
 });
-
-async function waitFor(condition: () => boolean, ms = 2000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

@@ -4,12 +4,14 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { context, trace } from '@opentelemetry/api';
 import OpenAI from 'openai';
 import {
+  exportedText,
   type Harness,
   pointsOf,
   type ScriptedServer,
   sse,
   startHarness,
   startScriptedServer,
+  waitFor,
 } from '../test/harness.ts';
 import { withAttempt } from './attempt-context.ts';
 import { bundledUndiciPublishesChunks } from './instrumentation.ts';
@@ -158,11 +160,7 @@ describe(`instrumentation on Node ${process.version} (${path})`, () => {
         body,
       });
       await res.text();
-      const exported = JSON.stringify({
-        spans: h.finishedSpans().map((s) => ({ n: s.name, a: s.attributes, e: s.events, st: s.status })),
-        metrics: await h.collect(),
-        logs: h.diagnostics,
-      });
+      const exported = await exportedText(h);
       assert.ok(exported.length > 500);
       assert.ok(!exported.includes(CANARY), 'the canary is nowhere');
     } finally {
@@ -328,11 +326,3 @@ describe(`instrumentation on Node ${process.version} (${path})`, () => {
     }
   });
 });
-
-async function waitFor(condition: () => boolean, ms = 2000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

@@ -16,7 +16,7 @@ import {
 } from '@lanewatch/simulator';
 import OpenAI from 'openai';
 import * as undici from 'undici';
-import { type Harness, startHarness } from '../test/harness.ts';
+import { exportedText, type Harness, startHarness } from '../test/harness.ts';
 import { MILESTONE_SPAN_MS } from './names.ts';
 
 const CANARY = 'CANARY-fmt-55e1';
@@ -227,11 +227,7 @@ async function assertCase(
   check('first_text', sentAt(record, ['text']));
   check('end', record.endedAt);
 
-  const exported = JSON.stringify({
-    spans: h.finishedSpans().map((s) => [s.name, s.attributes, s.events]),
-    m: await h.collect(),
-    d: h.diagnostics,
-  });
+  const exported = await exportedText(h);
   assert.ok(!exported.includes(CANARY), 'no prompt, output, reasoning, tool arguments, key or query');
 }
 

@@ -62,6 +62,12 @@ export interface ScriptedServer {
   requestBodies: number;
   /** The HTTP version of each request, in arrival order (`'1.1'`, `'2.0'`). */
   readonly protocols: string[];
+  /** Every request's own record, in arrival order: for calls that overlap, where `sent` is the last one's. */
+  readonly requests: Array<{
+    readonly headers: AnyRequest['headers'];
+    headersSentAt?: number;
+    readonly sent: number[];
+  }>;
   /** Connections accepted (TLS sessions for `http2`). */
   connections: number;
   close(): Promise<void>;
@@ -92,6 +98,7 @@ export async function startScriptedServer(
     headersSentAt: undefined,
     requestBodies: 0,
     protocols: [],
+    requests: [],
     connections: 0,
     close: async () => {},
   };
@@ -103,7 +110,9 @@ export async function startScriptedServer(
       const arrived = performance.now();
       const s = script(req);
       state.sent.length = 0;
-      play(s, res, arrived, state);
+      const own: ScriptedServer['requests'][number] = { headers: req.headers, sent: [] };
+      state.requests.push(own);
+      play(s, res, arrived, state, own);
     });
   };
   if (options.http2) {
@@ -174,7 +183,13 @@ function replyOf(res: AnyResponse): Reply {
   };
 }
 
-function play(s: Script, res: AnyResponse, arrived: number, state: ScriptedServer): void {
+function play(
+  s: Script,
+  res: AnyResponse,
+  arrived: number,
+  state: ScriptedServer,
+  own: ScriptedServer['requests'][number],
+): void {
   const reply = replyOf(res);
   const at = (ms: number, fn: () => void) => {
     const wait = arrived + ms - performance.now();
@@ -184,6 +199,7 @@ function play(s: Script, res: AnyResponse, arrived: number, state: ScriptedServe
   at(s.headersAt ?? 0, () => {
     reply.start(s.status ?? 200, { 'content-type': 'text/event-stream', ...s.headers });
     state.headersSentAt = performance.now();
+    own.headersSentAt = state.headersSentAt;
     let i = 0;
     const next = () => {
       const piece = s.pieces[i++];
@@ -199,6 +215,7 @@ function play(s: Script, res: AnyResponse, arrived: number, state: ScriptedServe
         if (reply.gone()) return;
         reply.write(piece.bytes);
         state.sent.push(performance.now());
+        own.sent.push(state.sent.at(-1) as number);
         next();
       });
     };
@@ -270,6 +287,27 @@ export interface Harness {
   readonly diagnostics: string[];
   reset(): Promise<void>;
   shutdown(): Promise<void>;
+}
+
+/**
+ * Everything the harness's exporters and diag logger hold — each span's name, attributes, events and
+ * status, the collected metrics, the diagnostics — as one string, for canary checks.
+ */
+export async function exportedText(h: Harness): Promise<string> {
+  return JSON.stringify({
+    spans: h.finishedSpans().map((s) => ({ n: s.name, a: s.attributes, e: s.events, st: s.status })),
+    metrics: await h.collect(),
+    logs: h.diagnostics,
+  });
+}
+
+/** Polls `condition` every 5 ms; throws after `ms`. */
+export async function waitFor(condition: () => boolean, ms = 2000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }
 
 /**

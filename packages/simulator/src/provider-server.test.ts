@@ -614,6 +614,9 @@ function postH2(session: ClientHttp2Session, path: string, body: string) {
   });
 }
 
+/** Every read of a response, in order, as one text. */
+const textOf = (observed: Observed) => observed.reads.map((read) => read.text).join('');
+
 describe('provider server over TLS: HTTP/2 and HTTP/1.1 on one port, as a provider serves them', () => {
   test('an h2 client gets HTTP/2, each piece at its time; an HTTP/1.1 client gets HTTP/1.1, the same bytes', async () => {
     const server = await startProviderServer({
@@ -647,7 +650,7 @@ describe('provider server over TLS: HTTP/2 and HTTP/1.1 on one port, as a provid
       assert.equal(h2.status, 200);
       assert.equal(h2.error, undefined);
       assert.match(String(h2.headers['content-type']), /^text\/event-stream/);
-      const text = h2.reads.map((read) => read.text).join('');
+      const text = textOf(h2);
       assert.ok(text.includes('w2 '), 'the whole stream');
       // The same events either way; only the response id (the request's number) and the clock differ.
       const same = (body: string) => body.replaceAll(/sim\d+/g, 'sim').replaceAll(/"created":\d+/g, '');
@@ -681,23 +684,11 @@ describe('provider server over TLS: HTTP/2 and HTTP/1.1 on one port, as a provid
     try {
       const reset = await postH2(session, CHAT, STREAM_BODY);
       assert.equal(reset.rstCode, http2Constants.NGHTTP2_INTERNAL_ERROR);
-      assert.ok(
-        reset.reads
-          .map((r) => r.text)
-          .join('')
-          .includes('w1 '),
-        'the bytes before the reset arrived',
-      );
+      assert.ok(textOf(reset).includes('w1 '), 'the bytes before the reset arrived');
       const after = await postH2(session, CHAT, STREAM_BODY);
       assert.equal(after.error, undefined);
       assert.equal(after.rstCode, http2Constants.NGHTTP2_NO_ERROR);
-      assert.ok(
-        after.reads
-          .map((r) => r.text)
-          .join('')
-          .includes('w0 '),
-        'the same connection serves the next call',
-      );
+      assert.ok(textOf(after).includes('w0 '), 'the same connection serves the next call');
       assert.deepEqual(
         server.sends.map((sent) => sent.ending),
         ['reset', 'complete'],
