@@ -478,7 +478,7 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
 const CONTENT_TYPE = 'content-type';
 
 /** Response header names arrive as Buffers: compare lengths before decoding any of them. */
-export function contentTypeOf(headers: ResponseHeaders): string | undefined {
+function contentTypeOf(headers: ResponseHeaders): string | undefined {
   if (typeof headers === 'string') return /content-type:\s*([^\r\n]*)/i.exec(headers)?.[1];
   if (!Array.isArray(headers)) {
     if (headers === null || typeof headers !== 'object') return undefined;
