@@ -22,16 +22,19 @@ interface Observed {
   error: (Error & { code?: string }) | undefined;
 }
 
+/** An observation before anything arrived. */
+const nothingObserved = (): Observed => ({
+  status: 0,
+  headers: {},
+  headersAt: Number.NaN,
+  reads: [],
+  endedAt: Number.NaN,
+  error: undefined,
+});
+
 function post(base: string, path: string, body: string, options: { abortAfterMs?: number } = {}) {
   return new Promise<Observed>((resolve) => {
-    const observed: Observed = {
-      status: 0,
-      headers: {},
-      headersAt: Number.NaN,
-      reads: [],
-      endedAt: Number.NaN,
-      error: undefined,
-    };
+    const observed = nothingObserved();
     const finish = (error?: Error) => {
       observed.endedAt = performance.now();
       observed.error = error;
@@ -585,15 +588,7 @@ describe('provider server: close()', () => {
 /** What a node:http2 client saw on one stream of `session`. */
 function postH2(session: ClientHttp2Session, path: string, body: string) {
   return new Promise<Observed & { rstCode: number | undefined }>((resolve) => {
-    const observed: Observed & { rstCode: number | undefined } = {
-      status: 0,
-      headers: {},
-      headersAt: Number.NaN,
-      reads: [],
-      endedAt: Number.NaN,
-      error: undefined,
-      rstCode: undefined,
-    };
+    const observed: Observed & { rstCode: number | undefined } = { ...nothingObserved(), rstCode: undefined };
     const stream = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/json' });
     stream.once('response', (headers) => {
       observed.headersAt = performance.now();
