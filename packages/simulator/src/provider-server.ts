@@ -147,7 +147,7 @@ function exchangeOf(res: ServerResponse | Http2ServerResponse): Exchange {
     return {
       res: res as unknown as AnyResponse,
       gone: () => stream.destroyed,
-      // One DATA frame per write, each handed to the session as it is written.
+      // Each write goes to the session as it is made; what is queued together may leave in one DATA frame.
       cork: () => {},
       uncork: () => {},
       reset: () => stream.close(http2Constants.NGHTTP2_INTERNAL_ERROR),
