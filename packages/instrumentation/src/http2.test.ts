@@ -12,6 +12,7 @@ import {
   type Harness,
   pointsOf,
   type Script,
+  type ScriptedRequest,
   type ScriptedServer,
   sse,
   startHarness,
@@ -63,7 +64,12 @@ const spanMs = (span: ReadableSpan, milestone: keyof typeof MILESTONE_SPAN_MS) =
   span.attributes[MILESTONE_SPAN_MS[milestone]] as number | undefined;
 
 /** Every milestone of `chatScript`, each observed after it was sent and within `slackMs` of it. */
-function assertMilestones(span: ReadableSpan, server: ScriptedServer, t1: number, slackMs: number): void {
+function assertMilestones(
+  span: ReadableSpan,
+  server: Pick<ScriptedRequest, 'sent' | 'headersSentAt'>,
+  t1: number,
+  slackMs: number,
+): void {
   assert.deepEqual(
     span.events.map((e) => e.name),
     Object.values(MILESTONE_EVENT),
@@ -180,13 +186,9 @@ describe(`HTTP/2 on Node ${process.version} (bundled undici ${process.versions.u
       const t1s: number[] = [];
       await (await undici.fetch(url, { method: 'POST', body: body(), dispatcher: agent })).text();
       t1s.push(createdAt.at(-1) as number);
-      const sentByCall: number[][] = [[...server.sent]];
-      const headersByCall: number[] = [server.headersSentAt as number];
       const response = await undici.request(url, { method: 'POST', body: body(), dispatcher: agent });
       t1s.push(createdAt.at(-1) as number);
       await response.body.text();
-      sentByCall.push([...server.sent]);
-      headersByCall.push(server.headersSentAt as number);
       const received: Buffer[] = [];
       await undici.stream(
         url,
@@ -200,8 +202,6 @@ describe(`HTTP/2 on Node ${process.version} (bundled undici ${process.versions.u
           }),
       );
       t1s.push(createdAt.at(-1) as number);
-      sentByCall.push([...server.sent]);
-      headersByCall.push(server.headersSentAt as number);
       assert.ok(Buffer.concat(received).toString().includes('[DONE]'), 'stream() got the whole body');
 
       assert.deepEqual(server.protocols, ['2.0', '2.0', '2.0']);
@@ -209,8 +209,7 @@ describe(`HTTP/2 on Node ${process.version} (bundled undici ${process.versions.u
       const spans = h.finishedSpans();
       assert.equal(spans.length, 3, 'one span per call');
       spans.forEach((span, i) => {
-        const view = { sent: sentByCall[i] as number[], headersSentAt: headersByCall[i] } as ScriptedServer;
-        assertMilestones(span, view, t1s[i] as number, 25);
+        assertMilestones(span, server.requests[i] as ScriptedRequest, t1s[i] as number, 25);
       });
       const collected = await h.collect();
       for (const name of Object.values(MILESTONE_METRIC)) {

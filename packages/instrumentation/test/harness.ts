@@ -54,20 +54,25 @@ export interface Script {
   readonly endAt?: number;
 }
 
+/** What the server did for one request, on the client's clock. */
+export interface ScriptedRequest {
+  readonly protocol: string;
+  readonly headers: AnyRequest['headers'];
+  headersSentAt?: number;
+  /** `performance.now()` at which each piece was written, in order. */
+  readonly sent: number[];
+}
+
 export interface ScriptedServer {
   readonly url: string;
   /** `performance.now()` at which each piece of the last request was written, in order. */
   readonly sent: number[];
   headersSentAt: number | undefined;
   requestBodies: number;
-  /** The HTTP version of each request, in arrival order (`'1.1'`, `'2.0'`). */
-  readonly protocols: string[];
   /** Every request's own record, in arrival order: for calls that overlap, where `sent` is the last one's. */
-  readonly requests: Array<{
-    readonly headers: AnyRequest['headers'];
-    headersSentAt?: number;
-    readonly sent: number[];
-  }>;
+  readonly requests: ScriptedRequest[];
+  /** The HTTP version of each request, in arrival order (`'1.1'`, `'2.0'`). */
+  readonly protocols: readonly string[];
   /** Connections accepted (TLS sessions for `http2`). */
   connections: number;
   close(): Promise<void>;
@@ -97,21 +102,22 @@ export async function startScriptedServer(
     sent: [],
     headersSentAt: undefined,
     requestBodies: 0,
-    protocols: [],
     requests: [],
+    get protocols() {
+      return this.requests.map((r) => r.protocol);
+    },
     connections: 0,
     close: async () => {},
   };
   const onRequest = (req: AnyRequest, res: AnyResponse) => {
-    state.protocols.push(req.httpVersion);
+    const own: ScriptedRequest = { protocol: req.httpVersion, headers: req.headers, sent: [] };
+    state.requests.push(own);
     req.resume();
     req.on('end', () => {
       state.requestBodies++;
       const arrived = performance.now();
       const s = script(req);
       state.sent.length = 0;
-      const own: ScriptedServer['requests'][number] = { headers: req.headers, sent: [] };
-      state.requests.push(own);
       play(s, res, arrived, state, own);
     });
   };
@@ -188,7 +194,7 @@ function play(
   res: AnyResponse,
   arrived: number,
   state: ScriptedServer,
-  own: ScriptedServer['requests'][number],
+  own: ScriptedRequest,
 ): void {
   const reply = replyOf(res);
   const at = (ms: number, fn: () => void) => {
