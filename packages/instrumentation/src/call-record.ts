@@ -1,5 +1,6 @@
 import type { Context } from '@opentelemetry/api';
 import type { CallResult } from './call-telemetry.ts';
+import type { DecodingSink } from './content-coding.ts';
 import type { Format, StreamDetector, StreamObserver } from './formats/stream-observer.ts';
 import type { OutputKind } from './names.ts';
 import type { RequestIdentity } from './request-identity.ts';
@@ -11,7 +12,7 @@ import type { RequestIdentity } from './request-identity.ts';
  * It is the format detector's observer, so the hot path is: undici hands a chunk → the detector
  * splits and classifies it → these methods read the clock only when a milestone is first reached.
  */
-export class CallRecord implements StreamObserver {
+export class CallRecord implements StreamObserver, DecodingSink {
   readonly identity: RequestIdentity;
   /** The caller's context when the request was handed to undici: the span's parent. */
   readonly parentContext: Context;
@@ -38,6 +39,10 @@ export class CallRecord implements StreamObserver {
   finished = false;
   /** The attempt number the caller put in its context (`withAttempt`), if any. */
   contextAttempt: number | undefined;
+  /** Set while a coded body's decoded bytes are read: the instant they arrived (see `DecodingSink`). */
+  arrivedAt: number | undefined;
+  /** A coded body lanewatch could not decode, or whose coding it cannot read: its content is not judged. */
+  unreadBody = false;
 
   constructor(identity: RequestIdentity, parentContext: Context, t1: number) {
     this.identity = identity;
@@ -47,15 +52,16 @@ export class CallRecord implements StreamObserver {
 
   event(): void {
     this.chunks++;
-    if (this.firstChunkAt === undefined) this.firstChunkAt = performance.now();
+    if (this.firstChunkAt === undefined) this.firstChunkAt = this.arrivedAt ?? performance.now();
   }
 
   output(kind: OutputKind): void {
     if (this.firstOutputAt === undefined) {
-      this.firstOutputAt = performance.now();
+      this.firstOutputAt = this.arrivedAt ?? performance.now();
       this.outputKind = kind;
     }
-    if (kind === 'text' && this.firstTextAt === undefined) this.firstTextAt = performance.now();
+    if (kind === 'text' && this.firstTextAt === undefined)
+      this.firstTextAt = this.arrivedAt ?? performance.now();
   }
 
   usage(inputTokens: number | undefined, outputTokens: number | undefined): void {
@@ -69,6 +75,10 @@ export class CallRecord implements StreamObserver {
 
   streamError(providerType: string): void {
     this.streamErrorType ??= providerType;
+  }
+
+  undecodable(): void {
+    this.unreadBody = true;
   }
 }
 
@@ -93,7 +103,7 @@ export function outcomeOf(
   if (record.streamErrorType !== undefined) {
     return { outcome: 'error', errorType: `stream_error:${record.streamErrorType}`, contextAttempt };
   }
-  if (record.format?.hasTerminal && !record.terminalSeen) {
+  if (record.format?.hasTerminal && !record.terminalSeen && !record.unreadBody) {
     return { outcome: 'truncated', errorType: undefined, contextAttempt };
   }
   return { outcome: 'ok', errorType: undefined, contextAttempt };

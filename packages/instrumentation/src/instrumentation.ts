@@ -15,6 +15,7 @@ import type { MetricProducer } from '@opentelemetry/sdk-metrics';
 import { attemptFromContext } from './attempt-context.ts';
 import { CallRecord, outcomeOf } from './call-record.ts';
 import { CallInstruments, type CallResult, CallTargets, recordCall } from './call-telemetry.ts';
+import { contentCodingOf, DecodingDetector } from './content-coding.ts';
 import { type ChunkSink, PassThroughHandler, passThroughDispatch } from './dispatcher-pass-through.ts';
 import { classifyTransportError } from './error-type.ts';
 import { lanewatchViews } from './exponential-views.ts';
@@ -107,6 +108,8 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
   #removePassThrough: (() => void) | undefined;
   #handlerSymbols = new WeakMap<object, symbol | null>();
   #warnedUnsupported = false;
+  /** Content codings already reported as unreadable (a few at most; each is said once). */
+  #warnedCodings = new Set<string>();
   /** The format each endpoint's responses get, by content type: decided once per pair. */
   #formats = new WeakMap<Endpoint, Map<string | undefined, Format | null>>();
   #endpoints = new Endpoints(new LaneMap(undefined));
@@ -362,7 +365,7 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
       return;
     }
     if (response.statusCode >= 400) return;
-    const contentType = contentTypeOf(response.headers);
+    const contentType = headerOf(response.headers, CONTENT_TYPE);
     const { endpoint } = record.identity;
     const format = this.#formatOf(endpoint, contentType);
     if (format === undefined) {
@@ -372,7 +375,31 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
       return;
     }
     record.format = format;
-    record.detector = format.createDetector(record);
+    const contentEncoding = headerOf(response.headers, CONTENT_ENCODING);
+    const coding = contentEncoding === undefined ? undefined : contentCodingOf(contentEncoding);
+    if (coding === null) {
+      record.unreadBody = true;
+      this.#warnUnreadable(contentEncoding as string);
+      return;
+    }
+    const detector = format.createDetector(record);
+    record.detector =
+      coding === undefined
+        ? detector
+        : new DecodingDetector(coding, detector, record, (error) => this.#failed('bodyChunk', error));
+  }
+
+  #warnUnreadable(contentEncoding: string): void {
+    const coding = contentEncoding
+      .trim()
+      .toLowerCase()
+      .slice(0, 40)
+      .replace(/[^a-z0-9, _-]/g, '?');
+    if (this.#warnedCodings.has(coding) || this.#warnedCodings.size >= 8) return;
+    this.#warnedCodings.add(coding);
+    this.#diag.warn(
+      `a stream came with content-encoding "${coding}", which lanewatch cannot decode: such calls record their headers and end only`,
+    );
   }
 
   #onChunk({ request, chunk }: ChunkMessage): void {
@@ -389,7 +416,12 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     const record = this.#records.get(request);
     if (record === undefined || record.finished) return;
     record.endAt = performance.now();
-    record.detector?.end(); // an NDJSON last line without its newline still counts
+    const detector = record.detector;
+    if (detector instanceof DecodingDetector) {
+      this.#finishDecoded(request, record, detector, undefined);
+      return;
+    }
+    detector?.end(); // an NDJSON last line without its newline still counts
     this.#finish(request, record, undefined);
   }
 
@@ -398,7 +430,34 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     const record = this.#records.get(request);
     if (record === undefined || record.finished) return;
     record.endAt = performance.now();
-    this.#finish(request, record, classifyTransportError(error));
+    const failure = classifyTransportError(error);
+    if (record.detector instanceof DecodingDetector) {
+      this.#finishDecoded(request, record, record.detector, failure);
+      return;
+    }
+    this.#finish(request, record, failure);
+  }
+
+  /**
+   * A coded body's end: what arrived before it is still in the decoder, and is read (stamped with
+   * its own arrival) before the call is judged — the openai client, say, lets go of a body once its
+   * own decoder has given it `[DONE]`, which may be before lanewatch's has.
+   */
+  #finishDecoded(
+    request: UndiciRequestLike,
+    record: CallRecord,
+    detector: DecodingDetector,
+    failure: { cancelled: boolean; type: string } | undefined,
+  ): void {
+    record.finished = true;
+    this.#records.delete(request);
+    detector.close(failure === undefined, () => {
+      try {
+        this.#finish(request, record, failure);
+      } catch (error) {
+        this.#failed('finishing a call', error);
+      }
+    });
   }
 
   #finish(
@@ -476,20 +535,31 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
 }
 
 const CONTENT_TYPE = 'content-type';
+const CONTENT_ENCODING = 'content-encoding';
 
-/** Response header names arrive as Buffers: compare lengths before decoding any of them. */
-function contentTypeOf(headers: ResponseHeaders): string | undefined {
-  if (typeof headers === 'string') return /content-type:\s*([^\r\n]*)/i.exec(headers)?.[1];
+/**
+ * A response header's value (`name` lower case), in any of the forms undici publishes. Names arrive
+ * as Buffers in pairs: lengths are compared before any is decoded.
+ */
+function headerOf(headers: ResponseHeaders, name: string): string | undefined {
+  if (typeof headers === 'string') {
+    for (const line of headers.split(/\r?\n/)) {
+      const colon = line.indexOf(':');
+      if (colon === name.length && line.slice(0, colon).toLowerCase() === name)
+        return line.slice(colon + 1).trim();
+    }
+    return undefined;
+  }
   if (!Array.isArray(headers)) {
     if (headers === null || typeof headers !== 'object') return undefined;
-    const value = (headers as Readonly<Record<string, unknown>>)[CONTENT_TYPE];
+    const value = (headers as Readonly<Record<string, unknown>>)[name];
     if (typeof value === 'string') return value;
     return Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;
   }
   for (let i = 0; i + 1 < headers.length; i += 2) {
-    const name = headers[i] as string | Uint8Array | undefined;
-    if (name === undefined || name.length !== CONTENT_TYPE.length) continue;
-    if (String(name).toLowerCase() === CONTENT_TYPE) return String(headers[i + 1]);
+    const header = headers[i] as string | Uint8Array | undefined;
+    if (header === undefined || header.length !== name.length) continue;
+    if (String(header).toLowerCase() === name) return String(headers[i + 1]);
   }
   return undefined;
 }
