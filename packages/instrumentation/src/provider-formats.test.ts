@@ -16,7 +16,7 @@ import {
 } from '@lanewatch/simulator';
 import OpenAI from 'openai';
 import * as undici from 'undici';
-import { exportedText, type Harness, startHarness } from '../test/harness.ts';
+import { exportedText, type Harness, startHarness, waitFor } from '../test/harness.ts';
 import { MILESTONE_SPAN_MS } from './names.ts';
 
 const CANARY = 'CANARY-fmt-55e1';
@@ -174,7 +174,7 @@ function sentAt(record: RequestRecord, kinds: readonly string[]): number | undef
 
 /**
  * One call of a case: every milestone at the server's send time, the tokens, no content anywhere.
- * `protocol` is the HTTP version the server must have seen.
+ * `protocol` is the HTTP version the server must have seen, `contentEncoding` the coding it sent.
  */
 async function assertCase(
   c: Case,
@@ -182,6 +182,7 @@ async function assertCase(
   server: ProviderServer,
   fetch: Fetch,
   protocol: '1.1' | '2.0',
+  contentEncoding?: 'br' | 'gzip',
 ): Promise<void> {
   const before = server.sends.length;
   const createdAt: number[] = [];
@@ -197,8 +198,14 @@ async function assertCase(
   const record = server.sends[before];
   assert.ok(record, 'the server saw the request');
   assert.equal(record.httpVersion, protocol, 'the protocol the client negotiated');
-  const [span] = h.finishedSpans();
+  assert.equal(record.contentEncoding, contentEncoding, 'the coding the server chose');
+  // A compressed stream's span ends once lanewatch's decoder has caught up with the body, which may
+  // be after the client is done: the call's span is the one with this server's port.
+  const own = () => h.finishedSpans().filter((s) => s.attributes['server.port'] === server.port);
+  await waitFor(() => own().length > 0);
+  const [span, ...more] = own();
   assert.ok(span, 'one span');
+  assert.equal(more.length, 0, 'one span');
   const a = span.attributes;
   assert.equal(a['lanewatch.format'], c.detector);
   assert.equal(a['lanewatch.outcome'], 'ok', `outcome (error.type ${a['error.type']})`);
@@ -365,5 +372,43 @@ describe(`provider wire formats through their official clients over HTTP/2 (Node
   for (const c of CASES) {
     it(`${c.format} over h2: every milestone at the server's send time, tokens, no content`, () =>
       assertCase(c, h, server, h2fetch, '2.0'));
+  }
+});
+
+/**
+ * The same calls compressed, as gateways and providers' edges send event streams when the request
+ * accepts it: global fetch over HTTP/1.1 asks for gzip, the undici 8 package's fetch over TLS for br
+ * (and takes HTTP/2). Each client decodes the body itself; lanewatch reads a copy it decodes.
+ */
+describe(`provider wire formats through their official clients, compressed (Node ${process.version})`, () => {
+  let h: Harness;
+  let server: ProviderServer;
+  let tlsServer: ProviderServer;
+  let agent: undici.Agent;
+  let h2fetch: Fetch;
+  before(async () => {
+    h = startHarness();
+    server = await startProviderServer({ respond: () => script(), compress: true });
+    tlsServer = await startProviderServer({ respond: () => script(), tls: LOCALHOST_TLS, compress: true });
+    agent = new undici.Agent({ connect: { ca: LOCALHOST_TLS.cert } });
+    h2fetch = ((input: Parameters<Fetch>[0], init?: Parameters<Fetch>[1]) =>
+      undici.fetch(input as never, { ...(init as object), dispatcher: agent } as never)) as unknown as Fetch;
+    await CASES[0]?.call(server.url, globalThis.fetch);
+    await CASES[0]?.call(tlsServer.url, h2fetch);
+    await waitFor(() => h.finishedSpans().length === 2); // before beforeEach's reset
+  });
+  after(async () => {
+    await agent.close();
+    await server.close();
+    await tlsServer.close();
+    await h.shutdown();
+  });
+  beforeEach(() => h.reset());
+
+  for (const c of CASES) {
+    it(`${c.format}, gzip: every milestone at the server's send time, tokens, no content`, () =>
+      assertCase(c, h, server, globalThis.fetch, '1.1', 'gzip'));
+    it(`${c.format}, br over h2: every milestone at the server's send time, tokens, no content`, () =>
+      assertCase(c, h, tlsServer, h2fetch, '2.0', 'br'));
   }
 });

@@ -8,6 +8,7 @@ import {
   constants as http2Constants,
 } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
+import { type CodedPieces, codePieces, negotiateCoding } from './content-coding.ts';
 import { type DueTimer, runAt } from './due-timer.ts';
 import { routeOf } from './provider-route.ts';
 import { requestFields } from './request-fields.ts';
@@ -60,9 +61,18 @@ export interface ProviderServerOptions {
    * (RST_STREAM, INTERNAL_ERROR), as a provider's proxy does, and leaves the connection to others.
    */
   readonly tls?: { readonly key: string | Buffer; readonly cert: string | Buffer };
+  /**
+   * Compress streams as a gateway (or a provider's edge) does when the request accepts it: the first
+   * of `br`, `gzip` and `deflate` its `Accept-Encoding` allows, one compressor for the body, flushed
+   * after each piece so that each can be decoded when it arrives. Whole replies stay as they are.
+   */
+  readonly compress?: boolean;
 }
 
-/** One piece as the server played it. `bytes` is 0 where the format has no event for the piece. */
+/**
+ * One piece as the server played it. `bytes` is the piece's own size, before any compression (see
+ * `compress`): 0 where the format has no event for the piece.
+ */
 export interface SentPiece {
   readonly index: number;
   readonly kind: PieceKind;
@@ -91,6 +101,8 @@ export interface RequestRecord {
   readonly request: ProviderRequest;
   /** The request's HTTP version: `'1.1'`, or `'2.0'` over HTTP/2. */
   readonly httpVersion: string;
+  /** The stream's `Content-Encoding` with `compress` (`br`, `gzip`, `deflate`); undefined when sent as is. */
+  contentEncoding: string | undefined;
   readonly script: Script;
   headersScheduledAt: number | undefined;
   headersSentAt: number | undefined;
@@ -124,7 +136,7 @@ interface AnyResponse {
   readonly writableFinished: boolean;
   writeHead(status: number, headers: Record<string, string | number>): unknown;
   write(bytes: string | Uint8Array): boolean;
-  end(body?: string): unknown;
+  end(body?: string | Uint8Array): unknown;
   once(event: 'close' | 'drain', listener: () => void): unknown;
 }
 
@@ -224,6 +236,7 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
         const record: RequestRecord = {
           request,
           httpVersion: req.httpVersion,
+          contentEncoding: undefined,
           script,
           headersScheduledAt: undefined,
           headersSentAt: undefined,
@@ -232,7 +245,20 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
           ending: undefined,
         };
         sends.push(record);
-        play(record, writer, context, rendered, whole, exchange, clientGone);
+        const coding =
+          options.compress && rendered.length > 0
+            ? negotiateCoding(req.headers['accept-encoding'])
+            : undefined;
+        if (coding === undefined) {
+          play(record, writer, context, rendered, undefined, whole, exchange, clientGone);
+          return;
+        }
+        record.contentEncoding = coding;
+        codePieces(rendered, coding).then(
+          (coded) => play(record, writer, context, rendered, coded, whole, exchange, clientGone),
+          (error: unknown) =>
+            simulatorError(exchange, 500, `cannot compress this stream: ${describe(error)}`),
+        );
       };
       Promise.resolve()
         .then(() => options.respond(request))
@@ -268,6 +294,7 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
     writer: WireWriter,
     context: WriteContext,
     rendered: readonly WirePiece[],
+    coded: CodedPieces | undefined,
     whole: WholeReply | undefined,
     exchange: Exchange,
     clientGone: () => boolean,
@@ -357,9 +384,10 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
         }
         const index = next++;
         const sentAt = performance.now();
-        // Text is written as UTF-8, bytes (binary framings) as they are.
+        // Text is written as UTF-8, bytes (binary framings) as they are; compressed with `compress`.
         const bytes = rendered[index] ?? '';
         const length = wirePieceBytes(bytes);
+        const wire = coded === undefined ? bytes : (coded.pieces[index] ?? '');
         record.pieces.push({ index, kind: piece.kind, scheduledAt, sentAt, bytes: length });
         if (piece.kind === 'reset') return true;
         if (piece.kind === 'hang') {
@@ -367,12 +395,12 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
           return false;
         }
         // Respect backpressure: the next piece waits for 'drain' (and is then as late as it must be).
-        if (length > 0 && !res.write(bytes)) {
+        if (length > 0 && !res.write(wire)) {
           res.once('drain', advance);
           return false;
         }
       }
-      res.end();
+      res.end(coded?.tail);
       end('complete');
       return false;
     };
@@ -397,7 +425,11 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
       record.headersScheduledAt,
       () => {
         record.headersSentAt = performance.now();
-        res.writeHead(200, writer.streamHeaders(context));
+        const coding = record.contentEncoding;
+        res.writeHead(200, {
+          ...writer.streamHeaders(context),
+          ...(coding === undefined ? {} : { 'content-encoding': coding, vary: 'accept-encoding' }),
+        });
         // The headers leave now, on their own, as a provider's do while the first event is far off.
         exchange.flushHeaders();
         advance();
