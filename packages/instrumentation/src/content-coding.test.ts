@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import zlib from 'node:zlib';
@@ -23,6 +24,7 @@ import {
   contentCodingOf,
   DecodingDetector,
   type DecodingSink,
+  MAX_DECODER_BACKLOG,
 } from './content-coding.ts';
 import type { StreamDetector } from './formats/index.ts';
 import { bundledUndiciPublishesChunks } from './instrumentation.ts';
@@ -183,6 +185,21 @@ describe('DecodingDetector: what reaches the format detector', () => {
     assert.equal(sink.reasons.length, 1);
     assert.match(sink.reasons[0] as string, /^Z_[A-Z_]+$/);
     assert.equal(inner.ends(), 0, 'a body that could not be read is not ended as if it were whole');
+  });
+
+  it('a body that outruns its decoder by more than MAX_DECODER_BACKLOG is read no further, not held', async () => {
+    const sink = sinkOf();
+    const inner = recordingDetector(sink);
+    const d = new DecodingDetector('gzip', inner.detector, sink, () =>
+      assert.fail('not a failure of lanewatch'),
+    );
+    // Incompressible bytes, coded: 6 MiB handed over in one go, faster than any decoder answers.
+    const coded = zlib.gzipSync(randomBytes(6 * 1024 * 1024), { level: 1 });
+    for (let at = 0; at < coded.length; at += 64 * 1024) d.feed(coded.subarray(at, at + 64 * 1024));
+    assert.deepEqual(sink.reasons, ['backlog']);
+    await closed(d);
+    assert.equal(inner.ends(), 0);
+    assert.ok(Buffer.concat(inner.fed.map((f) => f.bytes)).length < MAX_DECODER_BACKLOG * 2);
   });
 
   it('an exception of the format detector goes to onFailure, never out of a decoder callback', async () => {

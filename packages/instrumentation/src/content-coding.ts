@@ -65,6 +65,13 @@ export interface DecodingSink {
 }
 
 /**
+ * The most coded bytes a stream may have waiting for its decoder. The decoder keeps pace with any
+ * network (it is the application's own decoder's twin), so only a pathological body reaches this;
+ * it is then read no further rather than held.
+ */
+export const MAX_DECODER_BACKLOG = 4 * 1024 * 1024;
+
+/**
  * A detector that decodes a coded body and feeds what it decodes, with each chunk's arrival time,
  * to the format's own detector. `feed` only hands the chunk to the decoder; the format's detector
  * sees it a thread-pool round trip later, so the call's end waits for `close`.
@@ -100,6 +107,12 @@ export class DecodingDetector implements StreamDetector {
   feed(chunk: Uint8Array): void {
     if (this.#stopped || this.#closing !== undefined || chunk.byteLength === 0) return;
     const decoder = this.#decoder ?? this.#start(chunk);
+    if (decoder.writableLength > MAX_DECODER_BACKLOG) {
+      this.#stopped = true;
+      this.#sink.undecodable('backlog');
+      decoder.destroy();
+      return;
+    }
     this.#arrivals.push(performance.now());
     decoder.write(chunk, this.#decoded);
   }

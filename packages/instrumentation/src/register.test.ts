@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type Collector, startCollector } from '../../../test/stack/collector.ts';
 import { type OtlpSink, startOtlpSink } from '../../../test/stack/otlp-sink.ts';
-import { sse, startScriptedServer, TEST_CA } from '../test/harness.ts';
+import { codedPieces, sse, startScriptedServer, TEST_CA } from '../test/harness.ts';
 import { MIN_NODE, supportedNode } from './instrumentation.ts';
 import { MILESTONE_METRIC } from './names.ts';
 
@@ -147,6 +147,43 @@ describe('register, the app calling an HTTPS provider that offers HTTP/2', () =>
       assert.ok(!`${metricsBody}${tracesBody}`.includes(CANARY), 'no content, key or credential');
     } finally {
       rmSync(dir, { recursive: true, force: true });
+      await provider.close();
+      await sink.close();
+    }
+  });
+});
+
+describe('register, the app calling a provider whose edge compresses the stream', () => {
+  it("every milestone of the app's gzip-coded stream is exported, the call ok, before the app exits", async () => {
+    const script = chat();
+    const pieces = await codedPieces(script.pieces, 'gzip');
+    const provider = await startScriptedServer(() => ({
+      ...script,
+      headers: { 'content-encoding': 'gzip' },
+      pieces,
+    }));
+    const sink = await startOtlpSink();
+    try {
+      const { stdout } = await runRegistered(provider.url, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_METRIC_EXPORT_INTERVAL: '60000',
+      });
+      assert.match(stdout, /^200 \d+/, 'the app got its response');
+      assert.match(String(provider.requests[0]?.headers['accept-encoding']), /gzip/, 'fetch asked for gzip');
+      const metricsBody = bodiesOf(sink, '/v1/metrics');
+      for (const name of Object.values(MILESTONE_METRIC)) {
+        assert.ok(metricsBody.includes(`"name":"${name}"`), `${name} exported`);
+      }
+      const tracesBody = bodiesOf(sink, '/v1/traces');
+      assert.ok(tracesBody.includes('lanewatch.first_text'), 'span with milestone events');
+      assert.match(
+        tracesBody,
+        /"lanewatch\.outcome","value":\{"stringValue":"ok"\}/,
+        'the call is ok, not truncated',
+      );
+      assert.ok(!`${metricsBody}${tracesBody}`.includes(CANARY), 'no content, key or credential');
+    } finally {
       await provider.close();
       await sink.close();
     }
