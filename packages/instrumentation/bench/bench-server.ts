@@ -14,6 +14,8 @@ const server = await startProviderServer({
     pieces: [...CHAT_PIECES],
     usage: CHAT_USAGE,
   }),
+  // BENCH_COMPRESS=1: the stream compressed as a gateway sends it (gzip, which fetch asks for over http).
+  compress: process.env.BENCH_COMPRESS === '1',
 });
 // The simulator keeps a record of every request for tests to read; a benchmark makes hundreds of
 // thousands, and a server slowed by its own heap would coalesce events into fewer chunks.

@@ -97,10 +97,11 @@ function recordingDetector(sink: DecodingSink) {
   };
 }
 
-function sinkOf(): DecodingSink & { reasons: string[] } {
+function sinkOf(): DecodingSink & { reasons: string[]; firstTextAt: number | undefined } {
   const reasons: string[] = [];
   return {
     arrivedAt: undefined,
+    firstTextAt: undefined,
     reasons,
     undecodable(reason) {
       reasons.push(reason);
@@ -113,12 +114,13 @@ const closed = (d: DecodingDetector, bodyEnded = true) =>
 
 describe('DecodingDetector: what reaches the format detector', () => {
   for (const coding of CODINGS) {
-    it(`${coding}: the stream's own bytes, however the coded body is split`, async () => {
+    it(`${coding}: the stream's own bytes, however the coded body is split and wherever the first text is`, async () => {
       const coded = Buffer.concat((await codedPieces(chatPieces(), coding)).map((p) => Buffer.from(p.bytes)));
       await fc.assert(
         fc.asyncProperty(
           fc.uniqueArray(fc.integer({ min: 1, max: coded.length - 1 }), { maxLength: 12 }),
-          async (cuts) => {
+          fc.nat({ max: 14 }),
+          async (cuts, firstTextAfter) => {
             const sink = sinkOf();
             const inner = recordingDetector(sink);
             const d = new DecodingDetector(
@@ -130,7 +132,11 @@ describe('DecodingDetector: what reaches the format detector', () => {
               },
             );
             const points = [0, ...cuts.sort((a, b) => a - b), coded.length];
-            for (let i = 0; i + 1 < points.length; i++) d.feed(coded.subarray(points[i], points[i + 1]));
+            for (let i = 0; i + 1 < points.length; i++) {
+              // From the first text on, chunks are decoded in batches: the rest must still all arrive.
+              if (i === firstTextAfter) sink.firstTextAt = 1;
+              d.feed(coded.subarray(points[i], points[i + 1]));
+            }
             await closed(d);
             assert.equal(inner.text(), plainText);
             assert.equal(inner.ends(), 1, 'the format detector is ended once, after the last bytes');
@@ -169,6 +175,42 @@ describe('DecodingDetector: what reaches the format detector', () => {
         `chunk ${i}`,
       );
     }
+  });
+
+  it('a burst that arrives while the decoder is busy is one write, stamped with its last chunk’s arrival', async () => {
+    const pieces = await codedPieces(chatPieces(), 'gzip');
+    const sink = sinkOf();
+    const inner = recordingDetector(sink);
+    const d = new DecodingDetector('gzip', inner.detector, sink, () => {});
+    const fedAt: number[] = [];
+    for (const piece of pieces) {
+      fedAt.push(performance.now());
+      d.feed(Buffer.from(piece.bytes)); // all in one tick: the first is decoding while the rest come
+    }
+    const lastFed = performance.now();
+    await closed(d);
+    assert.equal(inner.text(), plainText);
+    const stamps = [...new Set(inner.fed.map((f) => f.arrivedAt as number))];
+    assert.equal(stamps.length, 2, 'the first chunk, then the five that came while it was decoded');
+    assert.ok((stamps[0] as number) >= (fedAt[0] as number) && (stamps[0] as number) <= (fedAt[1] as number));
+    assert.ok((stamps[1] as number) >= (fedAt[5] as number), 'never before its last chunk arrived');
+    assert.ok((stamps[1] as number) <= lastFed);
+  });
+
+  it('after the first text, what arrives is decoded in one batch at the end, in order', async () => {
+    const pieces = await codedPieces(chatPieces(), 'gzip');
+    const sink = sinkOf();
+    const inner = recordingDetector(sink);
+    const d = new DecodingDetector('gzip', inner.detector, sink, () => {});
+    for (const [i, piece] of pieces.entries()) {
+      d.feed(Buffer.from(piece.bytes));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      if (i === 2) sink.firstTextAt = performance.now(); // the piece with the first text was read
+    }
+    assert.equal(new Set(inner.fed.map((f) => f.arrivedAt)).size, 3, 'the first three, each as it came');
+    await closed(d);
+    assert.equal(inner.text(), plainText);
+    assert.equal(new Set(inner.fed.map((f) => f.arrivedAt)).size, 4, 'the other three in one write');
   });
 
   it('a corrupt body: reported undecodable by its code, read no further; nothing thrown', async () => {

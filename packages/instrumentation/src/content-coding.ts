@@ -60,6 +60,12 @@ export interface DecodingSink {
    * they reach are stamped with it, not with the moment the decoder gave them back.
    */
   arrivedAt: number | undefined;
+  /**
+   * The first text's instant, once seen: the last milestone. After it no instant is read from the
+   * stream, so chunks are decoded in batches (the usage, the terminal event and errors need their
+   * bytes, not their times).
+   */
+  readonly firstTextAt: number | undefined;
   /** The coded body could not be decoded: it is read no further, and not judged by its content. */
   undecodable(reason: string): void;
 }
@@ -71,10 +77,23 @@ export interface DecodingSink {
  */
 export const MAX_DECODER_BACKLOG = 4 * 1024 * 1024;
 
+/** After the first text, coded chunks wait to be decoded together until this many bytes, or the end. */
+const BATCH_BYTES = 64 * 1024;
+
+/**
+ * Chunks that arrive while the decoder is busy and within this many milliseconds of each other are
+ * decoded together, stamped with the last one's arrival: never early, and late by this much at most.
+ */
+const GROUP_MS = 0.25;
+
 /**
  * A detector that decodes a coded body and feeds what it decodes, with each chunk's arrival time,
  * to the format's own detector. `feed` only hands the chunk to the decoder; the format's detector
  * sees it a thread-pool round trip later, so the call's end waits for `close`.
+ *
+ * A write to the decoder costs a thread-pool round trip, so there are few: one at a time, with the
+ * chunks that came meanwhile waiting (a burst that arrived together is one write), and after the
+ * first text, when no more instants are read, everything in one batch at the end (or every 64 KiB).
  */
 export class DecodingDetector implements StreamDetector {
   readonly #coding: ContentCoding;
@@ -82,8 +101,14 @@ export class DecodingDetector implements StreamDetector {
   readonly #sink: DecodingSink;
   readonly #onFailure: (error: unknown) => void;
   #decoder: Transform | undefined;
-  /** Arrival instants of the chunks written to the decoder and not yet decoded, oldest first. */
+  /** The instant each write to the decoder stands for, oldest first: one while decoding goes on. */
   readonly #arrivals: number[] = [];
+  /** Chunks (copied) that arrived while a write was being decoded, before the first text. */
+  #waiting: Array<{ readonly bytes: Buffer; readonly at: number }> = [];
+  /** Chunks (copied) after the first text, waiting to be decoded together. */
+  #batch: Buffer[] = [];
+  /** Bytes in `#waiting` and `#batch`. */
+  #heldBytes = 0;
   #stopped = false;
   #closing: (() => void) | undefined;
 
@@ -107,14 +132,22 @@ export class DecodingDetector implements StreamDetector {
   feed(chunk: Uint8Array): void {
     if (this.#stopped || this.#closing !== undefined || chunk.byteLength === 0) return;
     const decoder = this.#decoder ?? this.#start(chunk);
-    if (decoder.writableLength > MAX_DECODER_BACKLOG) {
-      this.#stopped = true;
-      this.#sink.undecodable('backlog');
-      decoder.destroy();
+    if (decoder.writableLength + this.#heldBytes > MAX_DECODER_BACKLOG) {
+      this.#stop('backlog');
       return;
     }
-    this.#arrivals.push(performance.now());
-    decoder.write(chunk, this.#decoded);
+    if (this.#sink.firstTextAt !== undefined) {
+      this.#hold(Buffer.from(chunk));
+      if (this.#heldBytes >= BATCH_BYTES && this.#arrivals.length === 0) this.#writeBatch(decoder);
+      return;
+    }
+    const at = performance.now();
+    if (this.#arrivals.length === 0) {
+      this.#write(decoder, chunk, at);
+      return;
+    }
+    this.#waiting.push({ bytes: Buffer.from(chunk), at });
+    this.#heldBytes += chunk.byteLength;
   }
 
   /** Synchronous ends are not possible here: `close` is the end. */
@@ -133,6 +166,14 @@ export class DecodingDetector implements StreamDetector {
       if (called) return;
       called = true;
       if (bodyEnded && !this.#stopped) this.#guarded(() => this.#inner.end());
+      const decoder = this.#decoder;
+      if (decoder !== undefined) {
+        decoder.off('data', this.#onData);
+        decoder.off('error', this.#onError);
+        // A decoder that read its body to the end serves the next call; one that failed does not.
+        if (this.#stopped) decoder.destroy();
+        else release(decoder);
+      }
       this.#stopped = true;
       done();
     };
@@ -141,21 +182,69 @@ export class DecodingDetector implements StreamDetector {
       this.#closing();
       return;
     }
-    decoder.once('end', this.#closing);
-    decoder.once('close', this.#closing);
-    decoder.end();
+    // Each write is flushed as it is decoded (as fetch's own decoder flushes), so once the last
+    // write's output is read nothing is left: the decoder is not ended (that costs the thread pool
+    // another round trip), it is let go.
+    while (this.#waiting.length > 0) this.#writeWaiting(decoder);
+    this.#writeBatch(decoder);
+    if (this.#arrivals.length === 0) this.#closing();
   }
 
   #start(first: Uint8Array): Transform {
-    const decoder = createDecoder(this.#coding, first);
+    const decoder = acquire(this.#coding, first);
     decoder.on('data', this.#onData);
     decoder.on('error', this.#onError);
     this.#decoder = decoder;
     return decoder;
   }
 
+  #write(decoder: Transform, bytes: Uint8Array, at: number): void {
+    this.#arrivals.push(at);
+    decoder.write(bytes, this.#decoded);
+  }
+
+  #hold(bytes: Buffer): void {
+    this.#batch.push(bytes);
+    this.#heldBytes += bytes.byteLength;
+  }
+
+  /** The waiting chunks that arrived together (within `GROUP_MS` of the first), as one write. */
+  #writeWaiting(decoder: Transform): void {
+    const first = this.#waiting[0];
+    if (first === undefined) return;
+    let n = 1;
+    while (n < this.#waiting.length && (this.#waiting[n]?.at as number) - first.at <= GROUP_MS) n++;
+    const group = this.#waiting.splice(0, n);
+    const bytes = n === 1 ? first.bytes : Buffer.concat(group.map((w) => w.bytes));
+    this.#heldBytes -= bytes.byteLength;
+    this.#write(decoder, bytes, (group.at(-1) as { at: number }).at);
+  }
+
+  #writeBatch(decoder: Transform): void {
+    if (this.#batch.length === 0) return;
+    const bytes = this.#batch.length === 1 ? (this.#batch[0] as Buffer) : Buffer.concat(this.#batch);
+    this.#batch = [];
+    this.#heldBytes -= bytes.byteLength;
+    this.#write(decoder, bytes, performance.now());
+  }
+
+  /** A write was decoded: its output has been read. The next goes, unless the call is closing. */
   readonly #decoded = (): void => {
     this.#arrivals.shift();
+    const decoder = this.#decoder;
+    if (this.#closing !== undefined) {
+      if (this.#arrivals.length === 0) this.#closing();
+      return;
+    }
+    if (this.#stopped || decoder === undefined || this.#arrivals.length > 0) return;
+    if (this.#sink.firstTextAt !== undefined) {
+      // The first text is in: what waited is read without its instants, with the batch.
+      for (const w of this.#waiting) this.#batch.push(w.bytes);
+      this.#waiting = [];
+      if (this.#heldBytes >= BATCH_BYTES) this.#writeBatch(decoder);
+      return;
+    }
+    this.#writeWaiting(decoder);
   };
 
   readonly #onData = (decoded: Buffer): void => {
@@ -166,13 +255,19 @@ export class DecodingDetector implements StreamDetector {
   };
 
   readonly #onError = (error: unknown): void => {
-    if (!this.#stopped) {
-      this.#stopped = true;
-      this.#sink.undecodable(errorCode(error));
-    }
-    this.#decoder?.destroy();
+    if (!this.#stopped) this.#stop(errorCode(error));
     this.#closing?.();
   };
+
+  /** Reads no further: the body is not judged by its content. */
+  #stop(reason: string): void {
+    this.#stopped = true;
+    this.#waiting = [];
+    this.#batch = [];
+    this.#heldBytes = 0;
+    this.#sink.undecodable(reason);
+    this.#decoder?.destroy();
+  }
 
   #guarded(read: () => void): void {
     try {
@@ -184,26 +279,61 @@ export class DecodingDetector implements StreamDetector {
   }
 }
 
+/**
+ * Decoders that read a body to its end, reset, for the next call: making one and letting it go
+ * cost more than decoding a stream's few writes. At most `MAX_IDLE` of each kind wait.
+ */
+const idle = new Map<string, Transform[]>();
+const MAX_IDLE = 16;
+const KIND = Symbol('lanewatch.decoderKind');
+
+function acquire(coding: ContentCoding, first: Uint8Array): Transform {
+  const kind = coding === 'deflate' && ((first[0] as number) & 0x0f) !== 0x08 ? 'deflate-raw' : coding;
+  const decoder = idle.get(kind)?.pop() ?? createDecoder(kind);
+  (decoder as Transform & { [KIND]?: string })[KIND] = kind;
+  return decoder;
+}
+
+function release(decoder: Transform): void {
+  const kind = (decoder as Transform & { [KIND]?: string })[KIND];
+  let pool = kind === undefined ? undefined : idle.get(kind);
+  if (pool === undefined && kind !== undefined) {
+    pool = [];
+    idle.set(kind, pool);
+  }
+  if (pool === undefined || pool.length >= MAX_IDLE) {
+    decoder.destroy();
+    return;
+  }
+  try {
+    (decoder as Transform & { reset(): void }).reset();
+    pool.push(decoder);
+  } catch {
+    decoder.destroy();
+  }
+}
+
 /** The decoders and options fetch uses (undici's `lib/web/fetch`), so both read a body alike. */
-function createDecoder(coding: ContentCoding, first: Uint8Array): Transform {
+function createDecoder(kind: ContentCoding | 'deflate-raw'): Transform {
   // A decoder hands its output on in pieces of its chunk size (16 KiB), however much one chunk makes.
-  switch (coding) {
+  switch (kind) {
     case 'gzip':
       return zlib.createGunzip({
         flush: zlib.constants.Z_SYNC_FLUSH,
         finishFlush: zlib.constants.Z_SYNC_FLUSH,
       });
-    case 'deflate': {
-      // `deflate` is a zlib stream by the standard and a raw one from some servers: fetch tells them
-      // apart by the first byte, and so does this.
-      const options = {
+    // `deflate` is a zlib stream by the standard and a raw one from some servers: fetch tells them
+    // apart by the first byte, and so does `acquire`.
+    case 'deflate':
+      return zlib.createInflate({
         flush: zlib.constants.Z_SYNC_FLUSH,
         finishFlush: zlib.constants.Z_SYNC_FLUSH,
-      };
-      return ((first[0] as number) & 0x0f) === 0x08
-        ? zlib.createInflate(options)
-        : zlib.createInflateRaw(options);
-    }
+      });
+    case 'deflate-raw':
+      return zlib.createInflateRaw({
+        flush: zlib.constants.Z_SYNC_FLUSH,
+        finishFlush: zlib.constants.Z_SYNC_FLUSH,
+      });
     case 'br':
       return zlib.createBrotliDecompress({
         flush: zlib.constants.BROTLI_OPERATION_FLUSH,
