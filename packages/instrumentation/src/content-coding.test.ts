@@ -114,13 +114,14 @@ const closed = (d: DecodingDetector, bodyEnded = true) =>
 
 describe('DecodingDetector: what reaches the format detector', () => {
   for (const coding of CODINGS) {
-    it(`${coding}: the stream's own bytes, however the coded body is split and wherever the first text is`, async () => {
+    it(`${coding}: the stream's own bytes, however the coded body is split, whenever the decoder answers and wherever the first text is`, async () => {
       const coded = Buffer.concat((await codedPieces(chatPieces(), coding)).map((p) => Buffer.from(p.bytes)));
       await fc.assert(
         fc.asyncProperty(
           fc.uniqueArray(fc.integer({ min: 1, max: coded.length - 1 }), { maxLength: 12 }),
           fc.nat({ max: 14 }),
-          async (cuts, firstTextAfter) => {
+          fc.array(fc.boolean(), { minLength: 14, maxLength: 14 }),
+          async (cuts, firstTextAfter, pauses) => {
             const sink = sinkOf();
             const inner = recordingDetector(sink);
             const d = new DecodingDetector(
@@ -136,6 +137,8 @@ describe('DecodingDetector: what reaches the format detector', () => {
               // From the first text on, chunks are decoded in batches: the rest must still all arrive.
               if (i === firstTextAfter) sink.firstTextAt = 1;
               d.feed(coded.subarray(points[i], points[i + 1]));
+              // Sometimes the decoder answers before the next chunk, sometimes not.
+              if (pauses[i]) await new Promise((resolve) => setTimeout(resolve, 3));
             }
             await closed(d);
             assert.equal(inner.text(), plainText);
@@ -211,6 +214,21 @@ describe('DecodingDetector: what reaches the format detector', () => {
     await closed(d);
     assert.equal(inner.text(), plainText);
     assert.equal(new Set(inner.fed.map((f) => f.arrivedAt)).size, 4, 'the other three in one write');
+  });
+
+  it('chunks that waited for the decoder when the first text came are read before those after it', async () => {
+    const pieces = await codedPieces(chatPieces(), 'gzip');
+    const sink = sinkOf();
+    const inner = recordingDetector(sink);
+    const d = new DecodingDetector('gzip', inner.detector, sink, () => {});
+    d.feed(Buffer.from((pieces[0] as Piece).bytes)); // decoding
+    d.feed(Buffer.from((pieces[1] as Piece).bytes)); // waits for it
+    sink.firstTextAt = performance.now();
+    d.feed(Buffer.from((pieces[2] as Piece).bytes)); // after the first text: batched
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the first write is decoded meanwhile
+    for (const piece of pieces.slice(3)) d.feed(Buffer.from(piece.bytes));
+    await closed(d);
+    assert.equal(inner.text(), plainText);
   });
 
   it('a corrupt body: reported undecodable by its code, read no further; nothing thrown', async () => {

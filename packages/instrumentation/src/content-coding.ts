@@ -137,6 +137,7 @@ export class DecodingDetector implements StreamDetector {
       return;
     }
     if (this.#sink.firstTextAt !== undefined) {
+      this.#batchWaiting(); // they came first
       this.#hold(Buffer.from(chunk));
       if (this.#heldBytes >= BATCH_BYTES && this.#arrivals.length === 0) this.#writeBatch(decoder);
       return;
@@ -203,6 +204,13 @@ export class DecodingDetector implements StreamDetector {
     decoder.write(bytes, this.#decoded);
   }
 
+  /** The first text is in: what waited is read without its instants, ahead of the batch. */
+  #batchWaiting(): void {
+    if (this.#waiting.length === 0) return;
+    this.#batch.unshift(...this.#waiting.map((w) => w.bytes));
+    this.#waiting = [];
+  }
+
   #hold(bytes: Buffer): void {
     this.#batch.push(bytes);
     this.#heldBytes += bytes.byteLength;
@@ -238,9 +246,7 @@ export class DecodingDetector implements StreamDetector {
     }
     if (this.#stopped || decoder === undefined || this.#arrivals.length > 0) return;
     if (this.#sink.firstTextAt !== undefined) {
-      // The first text is in: what waited is read without its instants, with the batch.
-      for (const w of this.#waiting) this.#batch.push(w.bytes);
-      this.#waiting = [];
+      this.#batchWaiting();
       if (this.#heldBytes >= BATCH_BYTES) this.#writeBatch(decoder);
       return;
     }
