@@ -109,6 +109,15 @@ function sinkOf(): DecodingSink & { reasons: string[]; firstTextAt: number | und
   };
 }
 
+/** A gzip decoding detector over a recording one, and the chat stream's coded pieces to feed it. */
+async function gzipDetector() {
+  const pieces = await codedPieces(chatPieces(), 'gzip');
+  const sink = sinkOf();
+  const inner = recordingDetector(sink);
+  const d = new DecodingDetector('gzip', inner.detector, sink, () => {});
+  return { pieces, sink, inner, d };
+}
+
 const closed = (d: DecodingDetector, bodyEnded = true) =>
   new Promise<void>((resolve) => d.close(bodyEnded, resolve));
 
@@ -157,10 +166,7 @@ describe('DecodingDetector: what reaches the format detector', () => {
   }
 
   it('stamps what each chunk decodes to with that chunk’s arrival, not the decoder’s answer', async () => {
-    const pieces = await codedPieces(chatPieces(), 'gzip');
-    const sink = sinkOf();
-    const inner = recordingDetector(sink);
-    const d = new DecodingDetector('gzip', inner.detector, sink, () => {});
+    const { pieces, inner, d } = await gzipDetector();
     const fedAt: number[] = [];
     for (const piece of pieces) {
       fedAt.push(performance.now());
@@ -181,10 +187,7 @@ describe('DecodingDetector: what reaches the format detector', () => {
   });
 
   it('a burst that arrives while the decoder is busy is one write, stamped with its last chunk’s arrival', async () => {
-    const pieces = await codedPieces(chatPieces(), 'gzip');
-    const sink = sinkOf();
-    const inner = recordingDetector(sink);
-    const d = new DecodingDetector('gzip', inner.detector, sink, () => {});
+    const { pieces, inner, d } = await gzipDetector();
     const fedAt: number[] = [];
     for (const piece of pieces) {
       fedAt.push(performance.now());
@@ -201,10 +204,7 @@ describe('DecodingDetector: what reaches the format detector', () => {
   });
 
   it('after the first text, what arrives is decoded in one batch at the end, in order', async () => {
-    const pieces = await codedPieces(chatPieces(), 'gzip');
-    const sink = sinkOf();
-    const inner = recordingDetector(sink);
-    const d = new DecodingDetector('gzip', inner.detector, sink, () => {});
+    const { pieces, sink, inner, d } = await gzipDetector();
     for (const [i, piece] of pieces.entries()) {
       d.feed(Buffer.from(piece.bytes));
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -217,10 +217,7 @@ describe('DecodingDetector: what reaches the format detector', () => {
   });
 
   it('chunks that waited for the decoder when the first text came are read before those after it', async () => {
-    const pieces = await codedPieces(chatPieces(), 'gzip');
-    const sink = sinkOf();
-    const inner = recordingDetector(sink);
-    const d = new DecodingDetector('gzip', inner.detector, sink, () => {});
+    const { pieces, sink, inner, d } = await gzipDetector();
     d.feed(Buffer.from((pieces[0] as Piece).bytes)); // decoding
     d.feed(Buffer.from((pieces[1] as Piece).bytes)); // waits for it
     sink.firstTextAt = performance.now();
@@ -282,10 +279,7 @@ describe('DecodingDetector: what reaches the format detector', () => {
   });
 
   it('closing a call that failed decodes what had arrived, and does not end the format detector', async () => {
-    const sink = sinkOf();
-    const inner = recordingDetector(sink);
-    const d = new DecodingDetector('gzip', inner.detector, sink, () => {});
-    const pieces = await codedPieces(chatPieces(), 'gzip');
+    const { pieces, inner, d } = await gzipDetector();
     for (const piece of pieces.slice(0, 3)) d.feed(Buffer.from(piece.bytes));
     await closed(d, false);
     assert.equal(

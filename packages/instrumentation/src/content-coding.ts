@@ -319,27 +319,21 @@ function release(decoder: Transform): void {
   }
 }
 
+/** Every write decoded as far as it goes, and the end too (as fetch reads a body cut short). */
+const ZLIB_FLUSHING = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+
 /** The decoders and options fetch uses (undici's `lib/web/fetch`), so both read a body alike. */
 function createDecoder(kind: ContentCoding | 'deflate-raw'): Transform {
   // A decoder hands its output on in pieces of its chunk size (16 KiB), however much one chunk makes.
   switch (kind) {
     case 'gzip':
-      return zlib.createGunzip({
-        flush: zlib.constants.Z_SYNC_FLUSH,
-        finishFlush: zlib.constants.Z_SYNC_FLUSH,
-      });
+      return zlib.createGunzip(ZLIB_FLUSHING);
     // `deflate` is a zlib stream by the standard and a raw one from some servers: fetch tells them
     // apart by the first byte, and so does `acquire`.
     case 'deflate':
-      return zlib.createInflate({
-        flush: zlib.constants.Z_SYNC_FLUSH,
-        finishFlush: zlib.constants.Z_SYNC_FLUSH,
-      });
+      return zlib.createInflate(ZLIB_FLUSHING);
     case 'deflate-raw':
-      return zlib.createInflateRaw({
-        flush: zlib.constants.Z_SYNC_FLUSH,
-        finishFlush: zlib.constants.Z_SYNC_FLUSH,
-      });
+      return zlib.createInflateRaw(ZLIB_FLUSHING);
     case 'br':
       return zlib.createBrotliDecompress({
         flush: zlib.constants.BROTLI_OPERATION_FLUSH,
