@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type Collector, startCollector } from '../../../test/stack/collector.ts';
 import { type OtlpSink, startOtlpSink } from '../../../test/stack/otlp-sink.ts';
-import { codedPieces, sse, startScriptedServer, TEST_CA } from '../test/harness.ts';
+import { codedPieces, sse, startForwardProxy, startScriptedServer, TEST_CA } from '../test/harness.ts';
 import { MIN_NODE, supportedNode } from './instrumentation.ts';
 import { MILESTONE_METRIC } from './names.ts';
 
@@ -185,6 +185,52 @@ describe('register, the app calling a provider whose edge compresses the stream'
       assert.ok(!`${metricsBody}${tracesBody}`.includes(CANARY), 'no content, key or credential');
     } finally {
       await provider.close();
+      await sink.close();
+    }
+  });
+});
+
+describe('register, the app behind a forward proxy named by its environment (NODE_USE_ENV_PROXY)', () => {
+  // Node 24 and 26 (and 22 from 22.21) route global fetch through HTTP_PROXY when NODE_USE_ENV_PROXY
+  // is set, as a company's egress is configured; Node 24's undici tunnels an http:// target with
+  // CONNECT, Node 26's sends it to the proxy whole (absolute form).
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  const supported = major >= 24 || (major === 22 && minor >= 21);
+  it("the call is the provider's, not the proxy's, with every milestone", {
+    skip: supported
+      ? false
+      : `Node ${process.version}'s fetch does not read NODE_USE_ENV_PROXY (22.21 and 24 do)`,
+  }, async () => {
+    const provider = await startScriptedServer(() => chat());
+    const proxy = await startForwardProxy();
+    const sink = await startOtlpSink();
+    try {
+      const { stdout } = await runRegistered(provider.url, {
+        NODE_USE_ENV_PROXY: '1',
+        HTTP_PROXY: proxy.url,
+        NO_PROXY: '',
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_METRIC_EXPORT_INTERVAL: '60000',
+      });
+      assert.match(stdout, /^200 \d+/, 'the app got its response');
+      const providerPort = new URL(provider.url).port;
+      assert.ok(
+        proxy.seen.some((line) => line.includes(`:${providerPort}`)),
+        `the call went through the proxy (it saw: ${proxy.seen.join('; ') || 'nothing'})`,
+      );
+      const tracesBody = bodiesOf(sink, '/v1/traces');
+      assert.match(tracesBody, new RegExp(`"server\\.port","value":\\{"intValue":"?${providerPort}\\b`));
+      assert.ok(tracesBody.includes('lanewatch.first_text'), 'span with milestone events');
+      assert.ok(tracesBody.includes('"openai/gpt-test"'), 'the lane is the provider’s');
+      const metricsBody = bodiesOf(sink, '/v1/metrics');
+      for (const name of Object.values(MILESTONE_METRIC)) {
+        assert.ok(metricsBody.includes(`"name":"${name}"`), `${name} exported`);
+      }
+      assert.ok(!`${metricsBody}${tracesBody}`.includes(CANARY), 'no content, key or credential');
+    } finally {
+      await provider.close();
+      await proxy.close();
       await sink.close();
     }
   });
