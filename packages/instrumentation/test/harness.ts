@@ -14,9 +14,7 @@ import {
   constants as http2Constants,
 } from 'node:http2';
 import { type AddressInfo, connect as netConnect } from 'node:net';
-import type { Transform } from 'node:stream';
-import zlib from 'node:zlib';
-import { LOCALHOST_TLS } from '@lanewatch/simulator';
+import { type Coding, codePieces, LOCALHOST_TLS } from '@lanewatch/simulator';
 import { context, DiagLogLevel, diag, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
@@ -283,43 +281,27 @@ export async function startForwardProxy(): Promise<{ url: string; seen: string[]
 }
 
 /** A `Content-Encoding` a test server can send; `deflate-raw` is `deflate` without its zlib wrapper, as some servers send it. */
-export type TestCoding = 'gzip' | 'deflate' | 'deflate-raw' | 'br' | 'zstd';
+export type TestCoding = Coding;
 
 /** The `Content-Encoding` header value of a test coding. */
 export const codingHeader = (coding: TestCoding) => (coding === 'deflate-raw' ? 'deflate' : coding);
 
 /**
- * The same body coded as `coding`, as a server that compresses a stream sends it: one compressor for
- * the whole body, flushed after each piece so that each can be decoded as it arrives; the coding's
- * end is in the last piece.
+ * The same body coded as `coding`, as a server that compresses a stream sends it (the simulator's
+ * `codePieces`: one compressor, flushed after each piece); the coding's end is in the last piece.
  */
 export async function codedPieces(pieces: readonly Piece[], coding: TestCoding): Promise<Piece[]> {
-  const z = zlib as typeof zlib & { createZstdCompress?: () => Transform };
-  const c = zlib.constants as Record<string, number>;
-  const [compressor, flushKind] = (
-    {
-      gzip: () => [zlib.createGzip(), c.Z_SYNC_FLUSH],
-      deflate: () => [zlib.createDeflate(), c.Z_SYNC_FLUSH],
-      'deflate-raw': () => [zlib.createDeflateRaw(), c.Z_SYNC_FLUSH],
-      br: () => [zlib.createBrotliCompress(), c.BROTLI_OPERATION_FLUSH],
-      zstd: () => [(z.createZstdCompress as () => Transform)(), c.ZSTD_e_flush],
-    } as const
-  )[coding]() as [Transform & { flush(kind: number, cb: () => void): void }, number];
-  const out: Buffer[] = [];
-  compressor.on('data', (b: Buffer) => out.push(b));
-  const ended = once(compressor, 'end');
-  const coded: Piece[] = [];
-  for (const [i, piece] of pieces.entries()) {
-    compressor.write(piece.bytes);
-    if (i === pieces.length - 1) {
-      compressor.end();
-      await ended;
-    } else {
-      await new Promise<void>((resolve) => compressor.flush(flushKind, resolve));
-    }
-    coded.push({ at: piece.at, bytes: Buffer.concat(out.splice(0)) });
-  }
-  return coded;
+  const coded = await codePieces(
+    pieces.map((p) => p.bytes),
+    coding,
+  );
+  return pieces.map((piece, i) => ({
+    at: piece.at,
+    bytes:
+      i === pieces.length - 1
+        ? Buffer.concat([coded.pieces[i] as Uint8Array, coded.tail])
+        : (coded.pieces[i] as Uint8Array),
+  }));
 }
 
 export const sse = (data: unknown, event?: string) =>

@@ -6,6 +6,11 @@ import type { WirePiece } from './wire-format.ts';
 /** The codings the simulator compresses a stream with, in the order it prefers them. */
 export const STREAM_CODINGS = ['br', 'gzip', 'deflate'] as const;
 export type StreamCoding = (typeof STREAM_CODINGS)[number];
+/**
+ * Every coding `codePieces` makes: the negotiated ones, `deflate-raw` (`deflate` without its zlib
+ * wrapper, as some servers send it) and `zstd` (where Node's zlib has it), for clients' tests.
+ */
+export type Coding = StreamCoding | 'deflate-raw' | 'zstd';
 
 /**
  * The coding a compressing gateway picks for a request's `Accept-Encoding`: the first of its own
@@ -42,7 +47,7 @@ export interface CodedPieces {
  * Compresses a stream's pieces as a gateway that compresses event streams does: one compressor for
  * the body, flushed after each piece so that each can be decoded the moment it arrives.
  */
-export async function codePieces(pieces: readonly WirePiece[], coding: StreamCoding): Promise<CodedPieces> {
+export async function codePieces(pieces: readonly WirePiece[], coding: Coding): Promise<CodedPieces> {
   const [compressor, flush] = compressorOf(coding);
   const out: Buffer[] = [];
   compressor.on('data', (chunk: Buffer) => out.push(chunk));
@@ -64,7 +69,7 @@ export async function codePieces(pieces: readonly WirePiece[], coding: StreamCod
 
 type Flushing = Transform & { flush(kind: number, callback: () => void): void };
 
-function compressorOf(coding: StreamCoding): [Flushing, number] {
+function compressorOf(coding: Coding): [Flushing, number] {
   switch (coding) {
     case 'br':
       return [zlib.createBrotliCompress() as Flushing, zlib.constants.BROTLI_OPERATION_FLUSH];
@@ -72,5 +77,13 @@ function compressorOf(coding: StreamCoding): [Flushing, number] {
       return [zlib.createGzip() as Flushing, zlib.constants.Z_SYNC_FLUSH];
     case 'deflate':
       return [zlib.createDeflate() as Flushing, zlib.constants.Z_SYNC_FLUSH];
+    case 'deflate-raw':
+      return [zlib.createDeflateRaw() as Flushing, zlib.constants.Z_SYNC_FLUSH];
+    case 'zstd': {
+      const z = zlib as unknown as { createZstdCompress?: () => Flushing; constants: Record<string, number> };
+      if (z.createZstdCompress === undefined)
+        throw new Error(`zstd needs Node ≥ 22.15 (this is ${process.version})`);
+      return [z.createZstdCompress(), z.constants.ZSTD_e_flush as number];
+    }
   }
 }
