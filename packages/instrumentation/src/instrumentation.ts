@@ -416,13 +416,7 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     const record = this.#records.get(request);
     if (record === undefined || record.finished) return;
     record.endAt = performance.now();
-    const detector = record.detector;
-    if (detector instanceof DecodingDetector) {
-      this.#finishDecoded(request, record, detector, undefined);
-      return;
-    }
-    detector?.end(); // an NDJSON last line without its newline still counts
-    this.#finish(request, record, undefined);
+    this.#ended(request, record, undefined);
   }
 
   // t6 — the request failed or was aborted.
@@ -430,25 +424,26 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     const record = this.#records.get(request);
     if (record === undefined || record.finished) return;
     record.endAt = performance.now();
-    const failure = classifyTransportError(error);
-    if (record.detector instanceof DecodingDetector) {
-      this.#finishDecoded(request, record, record.detector, failure);
-      return;
-    }
-    this.#finish(request, record, failure);
+    this.#ended(request, record, classifyTransportError(error));
   }
 
   /**
-   * A coded body's end: what arrived before it is still in the decoder, and is read (stamped with
+   * The call is over (its end instant taken): its stream is read to the end, then it is judged. A
+   * coded body's last chunks may still be in lanewatch's decoder; they are read (each stamped with
    * its own arrival) before the call is judged — the openai client, say, lets go of a body once its
    * own decoder has given it `[DONE]`, which may be before lanewatch's has.
    */
-  #finishDecoded(
+  #ended(
     request: UndiciRequestLike,
     record: CallRecord,
-    detector: DecodingDetector,
     failure: { cancelled: boolean; type: string } | undefined,
   ): void {
+    const detector = record.detector;
+    if (!(detector instanceof DecodingDetector)) {
+      if (failure === undefined) detector?.end(); // an NDJSON last line without its newline still counts
+      this.#finish(request, record, failure);
+      return;
+    }
     record.finished = true;
     this.#records.delete(request);
     detector.close(failure === undefined, () => {
