@@ -4,6 +4,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { context, trace } from '@opentelemetry/api';
 import OpenAI from 'openai';
 import {
+  assertRecordedWithin,
   exportedText,
   type Harness,
   pointsOf,
@@ -67,9 +68,8 @@ describe(`instrumentation on Node ${process.version} (${path})`, () => {
   });
 
   it('records every milestone of a global-fetch stream within 2 ms of the server sending it', async (t) => {
-    // Eleven calls; the median error per milestone must be within 2 ms. A loaded 2-core machine can
-    // delay any single event, and once (CI, Node 26) delayed most of five in a row, so the median is
-    // over eleven and the rest are bounded loosely: all but the worst within 25 ms.
+    // Eleven calls, each milestone's error judged by assertRecordedWithin: a loaded 2-core machine
+    // delays some calls, or all of a stretch, whatever lanewatch does.
     const errors: Record<string, number[]> = {};
     const createdAt: number[] = [];
     const onCreate = () => createdAt.push(performance.now());
@@ -137,21 +137,7 @@ describe(`instrumentation on Node ${process.version} (${path})`, () => {
         assert.ok('scale' in value && 'positive' in value, 'an exponential histogram');
         assert.equal(ttft?.attributes['lanewatch.outcome'], 'ok');
       }
-      for (const [name, list] of Object.entries(errors)) {
-        const sorted = [...list].sort((a, b) => a - b);
-        const median = sorted[Math.floor(sorted.length / 2)] as number;
-        assert.ok(
-          median <= 2,
-          `${name}: median ${median.toFixed(2)} ms after the send (all: ${sorted.map((e) => e.toFixed(1))})`,
-        );
-        t.diagnostic(
-          `${name}: median ${median.toFixed(2)} ms after the send, worst ${sorted.at(-1)?.toFixed(1)} ms`,
-        );
-        assert.ok(
-          (sorted.at(-2) as number) <= 25,
-          `${name}: all but the worst within 25 ms (all: ${sorted.map((e) => e.toFixed(1))})`,
-        );
-      }
+      for (const [name, list] of Object.entries(errors)) t.diagnostic(assertRecordedWithin(name, list));
     } finally {
       diagnosticsChannel.unsubscribe('undici:request:create', onCreate);
       await server.close();
