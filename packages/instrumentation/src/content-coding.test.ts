@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import OpenAI from 'openai';
 import * as undici8 from 'undici';
 import {
-  assertRecordedWithin,
+  assertMilestonesRecordedWithin,
   codedPieces,
   codingHeader,
   exportedText,
@@ -387,8 +387,7 @@ describe(`coded streams on Node ${process.version} (${path})`, () => {
           errors[m] = [...(errors[m] ?? []), observed - at];
         }
       }
-      for (const [m, list] of Object.entries(errors))
-        t.diagnostic(assertRecordedWithin(m, list, m === 'headers' ? undefined : errors.headers));
+      for (const line of assertMilestonesRecordedWithin(errors)) t.diagnostic(line);
     } finally {
       diagnosticsChannel.unsubscribe('undici:request:create', onCreate);
       await server.close();

@@ -125,10 +125,6 @@ export class DecodingDetector implements StreamDetector {
     this.#onFailure = onFailure;
   }
 
-  get coding(): ContentCoding {
-    return this.#coding;
-  }
-
   feed(chunk: Uint8Array): void {
     if (this.#stopped || this.#closing !== undefined || chunk.byteLength === 0) return;
     const decoder = this.#decoder ?? this.#start(chunk);

@@ -364,6 +364,19 @@ export function assertRecordedWithin(
   return `${name}: lower quartile ${at(0.25).toFixed(2)} ms, median ${at(0.5).toFixed(2)} ms ${what}; worst ${absolute.at(-1)?.toFixed(1)} ms after the send`;
 }
 
+/**
+ * `assertRecordedWithin` for every milestone of the same calls (`errors` by milestone, one per call,
+ * `headers` among them): the headers from the send, the rest beyond the headers' own delay.
+ * Returns one line per milestone, for `t.diagnostic`.
+ */
+export function assertMilestonesRecordedWithin(
+  errors: Readonly<Record<string, readonly number[]>>,
+): string[] {
+  return Object.entries(errors).map(([name, list]) =>
+    assertRecordedWithin(name, list, name === 'headers' ? undefined : errors.headers),
+  );
+}
+
 /** Polls `condition` every 5 ms; throws after `ms`. */
 export async function waitFor(condition: () => boolean, ms = 2000): Promise<void> {
   const until = Date.now() + ms;
