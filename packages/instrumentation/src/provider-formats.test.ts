@@ -3,8 +3,12 @@ import diagnosticsChannel from 'node:diagnostics_channel';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { createOpenAI } from '@ai-sdk/openai';
 import AnthropicBedrock from '@anthropic-ai/bedrock-sdk';
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import {
   LOCALHOST_TLS,
   type Piece,
@@ -14,6 +18,10 @@ import {
   startProviderServer,
   type WireFormat,
 } from '@lanewatch/simulator';
+import { ChatAnthropic } from '@langchain/anthropic';
+import { ChatOpenAI } from '@langchain/openai';
+import { jsonSchema, type LanguageModel, streamText, tool } from 'ai';
+import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import * as undici from 'undici';
 import { exportedText, type Harness, startHarness, waitFor } from '../test/harness.ts';
@@ -43,6 +51,10 @@ type Fetch = typeof globalThis.fetch;
 
 interface Case {
   readonly format: WireFormat;
+  /** How the application calls it: the provider's official client, a common SDK, or plain fetch. */
+  readonly client: string;
+  /** The model the call names, which the lane is named by (`gen_ai.request.model`). */
+  readonly model: string;
   /** The detector that must read it (`lanewatch.format`). */
   readonly detector: string;
   /** Makes the call with `fetch`: the global one, or the undici package's speaking HTTP/2. */
@@ -56,6 +68,8 @@ const messages = [{ role: 'user' as const, content: `question ${CANARY}` }];
 const CASES: Case[] = [
   {
     format: 'openai-chat',
+    client: 'openai',
+    model: 'gpt-sim',
     detector: 'openai_chat',
     firstOutputKind: 'reasoning',
     call: async (url, fetch) => {
@@ -71,6 +85,8 @@ const CASES: Case[] = [
   },
   {
     format: 'openai-responses',
+    client: 'openai',
+    model: 'gpt-sim',
     detector: 'openai_responses',
     firstOutputKind: 'reasoning',
     call: async (url, fetch) => {
@@ -85,6 +101,8 @@ const CASES: Case[] = [
   },
   {
     format: 'anthropic',
+    client: '@anthropic-ai/sdk',
+    model: 'claude-sim',
     detector: 'anthropic_messages',
     firstOutputKind: 'reasoning',
     call: async (url, fetch) => {
@@ -95,6 +113,8 @@ const CASES: Case[] = [
   },
   {
     format: 'gemini',
+    client: 'fetch',
+    model: 'gemini-sim',
     detector: 'gemini',
     firstOutputKind: 'reasoning',
     call: async (url, fetch) => {
@@ -108,6 +128,8 @@ const CASES: Case[] = [
   },
   {
     format: 'ollama',
+    client: 'fetch',
+    model: 'llama-sim',
     detector: 'ollama',
     firstOutputKind: 'reasoning',
     call: async (url, fetch) => {
@@ -119,8 +141,41 @@ const CASES: Case[] = [
     },
   },
   {
+    format: 'gemini',
+    client: '@google/genai',
+    model: 'gemini-sim',
+    detector: 'gemini',
+    firstOutputKind: 'reasoning',
+    call: async (url, fetch) => {
+      const client = new GoogleGenAI({
+        apiKey: CANARY,
+        httpOptions: { baseUrl: url, fetch, retryOptions: { attempts: 1 } },
+      });
+      const stream = await client.models.generateContentStream({
+        model: 'gemini-sim',
+        contents: `question ${CANARY}`,
+        config: { thinkingConfig: { includeThoughts: true } },
+      });
+      for await (const _ of stream);
+    },
+  },
+  {
+    format: 'ollama',
+    client: 'ollama',
+    model: 'llama-sim',
+    detector: 'ollama',
+    firstOutputKind: 'reasoning',
+    call: async (url, fetch) => {
+      const client = new Ollama({ host: url, fetch });
+      const stream = await client.chat({ model: 'llama-sim', messages, stream: true, think: true });
+      for await (const _ of stream);
+    },
+  },
+  {
     // Claude on Amazon Bedrock: Anthropic's events, base64 inside AWS event-stream frames.
     format: 'bedrock-invoke',
+    client: '@anthropic-ai/bedrock-sdk',
+    model: 'anthropic.claude-sonnet-4-20250514-v1:0',
     detector: 'bedrock_invoke',
     firstOutputKind: 'reasoning',
     call: async (url, fetch) => {
@@ -135,6 +190,8 @@ const CASES: Case[] = [
   {
     // Bedrock's ConverseStream, as the AI SDK calls it (through fetch).
     format: 'bedrock-converse',
+    client: '@ai-sdk/amazon-bedrock',
+    model: 'us.amazon.nova-premier-v1:0',
     detector: 'bedrock_converse',
     firstOutputKind: 'reasoning',
     call: async (url, fetch) => {
@@ -152,7 +209,100 @@ const CASES: Case[] = [
       for await (const _ of stream);
     },
   },
+  // The AI SDK's streamText, as its users call it, over each provider it speaks to through fetch.
+  {
+    format: 'openai-responses',
+    client: 'ai (streamText, @ai-sdk/openai)',
+    model: 'gpt-sim',
+    detector: 'openai_responses',
+    firstOutputKind: 'reasoning',
+    call: (url, fetch) =>
+      aiStreamText(createOpenAI({ baseURL: `${url}/v1`, apiKey: CANARY, fetch }).responses('gpt-sim')),
+  },
+  {
+    format: 'openai-chat',
+    client: 'ai (streamText, @ai-sdk/openai chat)',
+    model: 'gpt-sim',
+    detector: 'openai_chat',
+    firstOutputKind: 'reasoning',
+    call: (url, fetch) =>
+      aiStreamText(createOpenAI({ baseURL: `${url}/v1`, apiKey: CANARY, fetch }).chat('gpt-sim')),
+  },
+  {
+    format: 'anthropic',
+    client: 'ai (streamText, @ai-sdk/anthropic)',
+    model: 'claude-sim',
+    detector: 'anthropic_messages',
+    firstOutputKind: 'reasoning',
+    call: (url, fetch) =>
+      aiStreamText(createAnthropic({ baseURL: `${url}/v1`, apiKey: CANARY, fetch })('claude-sim')),
+  },
+  {
+    format: 'gemini',
+    client: 'ai (streamText, @ai-sdk/google)',
+    model: 'gemini-sim',
+    detector: 'gemini',
+    firstOutputKind: 'reasoning',
+    call: (url, fetch) =>
+      aiStreamText(
+        createGoogleGenerativeAI({ baseURL: `${url}/v1beta`, apiKey: CANARY, fetch })('gemini-sim'),
+      ),
+  },
+  // LangChain's chat models, streamed as its users stream them (through the providers' own clients).
+  {
+    format: 'openai-chat',
+    client: '@langchain/openai',
+    model: 'gpt-sim',
+    detector: 'openai_chat',
+    firstOutputKind: 'reasoning',
+    call: async (url, fetch) => {
+      const llm = new ChatOpenAI({
+        model: 'gpt-sim',
+        apiKey: CANARY,
+        maxRetries: 0,
+        configuration: { baseURL: `${url}/v1`, fetch },
+      });
+      for await (const _ of await llm.stream(`question ${CANARY}`));
+    },
+  },
+  {
+    format: 'anthropic',
+    client: '@langchain/anthropic',
+    model: 'claude-sim',
+    detector: 'anthropic_messages',
+    firstOutputKind: 'reasoning',
+    call: async (url, fetch) => {
+      const llm = new ChatAnthropic({
+        model: 'claude-sim',
+        apiKey: CANARY,
+        maxRetries: 0,
+        maxTokens: 64,
+        anthropicApiUrl: url,
+        clientOptions: { fetch },
+      });
+      for await (const _ of await llm.stream(`question ${CANARY}`));
+    },
+  },
 ];
+
+/**
+ * `streamText` with the tool the script calls, every part of its full stream read; an error the
+ * AI SDK reports as a part (it does not throw) fails the call.
+ */
+async function aiStreamText(model: LanguageModel): Promise<void> {
+  const result = streamText({
+    model,
+    prompt: `question ${CANARY}`,
+    tools: {
+      lookup: tool({ inputSchema: jsonSchema({ type: 'object', properties: { q: { type: 'string' } } }) }),
+    },
+    maxOutputTokens: 64,
+    maxRetries: 0,
+  });
+  for await (const part of result.fullStream) {
+    if (part.type === 'error') throw part.error;
+  }
+}
 
 /** Anthropic's Bedrock client, signing with AWS credentials that are canaries. */
 function bedrockClaude(url: string, fetch: Fetch = globalThis.fetch): AnthropicBedrock {
@@ -208,6 +358,7 @@ async function assertCase(
   assert.equal(more.length, 0, 'one span');
   const a = span.attributes;
   assert.equal(a['lanewatch.format'], c.detector);
+  assert.equal(a['gen_ai.request.model'], c.model);
   assert.equal(a['lanewatch.outcome'], 'ok', `outcome (error.type ${a['error.type']})`);
   assert.equal(a['lanewatch.output.kind'], c.firstOutputKind);
   assert.equal(a['gen_ai.usage.input_tokens'], 21);
@@ -254,7 +405,7 @@ describe(`provider wire formats through their official clients (Node ${process.v
   beforeEach(() => h.reset());
 
   for (const c of CASES) {
-    it(`${c.format}: every milestone at the server's send time, tokens, no content`, () =>
+    it(`${c.format} (${c.client}): every milestone at the server's send time, tokens, no content`, () =>
       assertCase(c, h, server, globalThis.fetch, '1.1'));
   }
 
@@ -370,7 +521,7 @@ describe(`provider wire formats through their official clients over HTTP/2 (Node
   beforeEach(() => h.reset());
 
   for (const c of CASES) {
-    it(`${c.format} over h2: every milestone at the server's send time, tokens, no content`, () =>
+    it(`${c.format} (${c.client}) over h2: every milestone at the server's send time, tokens, no content`, () =>
       assertCase(c, h, server, h2fetch, '2.0'));
   }
 });
@@ -406,9 +557,9 @@ describe(`provider wire formats through their official clients, compressed (Node
   beforeEach(() => h.reset());
 
   for (const c of CASES) {
-    it(`${c.format}, gzip: every milestone at the server's send time, tokens, no content`, () =>
+    it(`${c.format} (${c.client}), gzip: every milestone at the server's send time, tokens, no content`, () =>
       assertCase(c, h, server, globalThis.fetch, '1.1', 'gzip'));
-    it(`${c.format}, br over h2: every milestone at the server's send time, tokens, no content`, () =>
+    it(`${c.format} (${c.client}), br over h2: every milestone at the server's send time, tokens, no content`, () =>
       assertCase(c, h, tlsServer, h2fetch, '2.0', 'br'));
   }
 });
