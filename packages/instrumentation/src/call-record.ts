@@ -3,6 +3,7 @@ import type { CallResult } from './call-telemetry.ts';
 import type { DecodingSink } from './content-coding.ts';
 import type { Format, StreamDetector, StreamObserver } from './formats/stream-observer.ts';
 import type { OutputKind } from './names.ts';
+import { EMPTY_DIGEST } from './repeated-calls.ts';
 import type { RequestIdentity } from './request-identity.ts';
 
 /**
@@ -31,6 +32,8 @@ export class CallRecord implements StreamObserver, DecodingSink {
   terminalSeen = false;
   /** Request body bytes as sent, when undici reports them. */
   sentBytes = 0;
+  /** A digest of the request body as sent (`digestChunk`): a number, never the bytes. */
+  bodyDigest = EMPTY_DIGEST;
   streamErrorType: string | undefined;
   format: Format | undefined;
   detector: StreamDetector | undefined;
@@ -39,6 +42,8 @@ export class CallRecord implements StreamObserver, DecodingSink {
   finished = false;
   /** The attempt number the caller put in its context (`withAttempt`), if any. */
   contextAttempt: number | undefined;
+  /** The attempt number, decided when the call ends (see `RepeatedCalls`). */
+  attempt: number | undefined;
   /** Set while a coded body's decoded bytes are read: the instant they arrived (see `DecodingSink`). */
   arrivedAt: number | undefined;
   /** A coded body lanewatch could not decode, or whose coding it cannot read: its content is not judged. */

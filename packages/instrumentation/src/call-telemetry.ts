@@ -105,7 +105,7 @@ export function recordCall(
   const t1 = record.t1;
   const end = record.endAt ?? performance.now();
   const target = targets.targetOf(id);
-  const attempt = result.contextAttempt ?? id.headerAttempt ?? 1;
+  const attempt = record.attempt ?? result.contextAttempt ?? id.headerAttempt ?? 1;
   const size = id.contentLength ?? (record.sentBytes > 0 ? record.sentBytes : undefined);
   const sets: MetricAttributes = targets.attributesOf(
     target,

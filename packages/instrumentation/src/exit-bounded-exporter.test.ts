@@ -10,6 +10,7 @@ import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { ExitBoundedMetricExporter, ExitBoundedSpanExporter } from './exit-bounded-exporter.ts';
 import {
   exitTimeoutFromEnv,
+  inferRetriesFromEnv,
   metricReadersFromEnv,
   otlpProtocolFromEnv,
   spansFromEnv,
@@ -160,6 +161,22 @@ describe('OTLP settings from the environment', () => {
       'lanewatch: LANEWATCH_EXIT_TIMEOUT="0.5" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
       'lanewatch: LANEWATCH_EXIT_TIMEOUT="-5" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
       'lanewatch: LANEWATCH_EXIT_TIMEOUT=(a value that is not a name) is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+    ]);
+  });
+
+  it('LANEWATCH_INFER_RETRIES: false turns retry inference off; unset, empty or true keeps it; anything else is named', () => {
+    const none = () => assert.fail('no warning expected');
+    for (const value of [undefined, '', 'true', 'True ']) {
+      assert.equal(inferRetriesFromEnv({ LANEWATCH_INFER_RETRIES: value }, none), true, String(value));
+    }
+    assert.equal(inferRetriesFromEnv({ LANEWATCH_INFER_RETRIES: 'FALSE' }, none), false);
+    const said: string[] = [];
+    assert.equal(
+      inferRetriesFromEnv({ LANEWATCH_INFER_RETRIES: 'no' }, (m) => said.push(m)),
+      true,
+    );
+    assert.deepEqual(said, [
+      'lanewatch: LANEWATCH_INFER_RETRIES="no" is not true or false; repeated requests are still taken for retries until it is fixed',
     ]);
   });
 

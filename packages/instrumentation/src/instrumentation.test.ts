@@ -3,6 +3,7 @@ import diagnosticsChannel from 'node:diagnostics_channel';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { context, trace } from '@opentelemetry/api';
 import OpenAI from 'openai';
+import * as undici from 'undici';
 import {
   assertMilestonesRecordedWithin,
   exportedText,
@@ -280,6 +281,118 @@ describe(`instrumentation on Node ${process.version} (${path})`, () => {
       const attempts = h.finishedSpans().map((s) => s.attributes['lanewatch.attempt']);
       assert.deepEqual(attempts, ['3', '4+']);
     } finally {
+      await server.close();
+    }
+  });
+
+  it('numbers a retry that says nothing by the failed request it repeats, through fetch and undici.request', async () => {
+    const failing = new Set([0, 2, 5, 7, 8, 9]);
+    let n = 0;
+    const ok = chatScript();
+    server = await startScriptedServer(() =>
+      failing.has(n++)
+        ? { status: 503, headers: { 'content-type': 'application/json' }, pieces: [{ at: 1, bytes: '{}' }] }
+        : ok(),
+    );
+    const other = JSON.stringify({
+      ...JSON.parse(body),
+      messages: [{ role: 'user', content: `other ${CANARY}` }],
+    });
+    const viaFetch = async (payload = body) => {
+      const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: payload });
+      await res.text();
+      return res.ok;
+    };
+    const viaRequest = async () => {
+      const res = await undici.request(`${server.url}/v1/chat/completions`, { method: 'POST', body });
+      await res.body.text();
+      return res.statusCode === 200;
+    };
+    try {
+      // An application's own retry loop: the same request until it succeeds.
+      for (const send of [viaFetch, viaRequest]) while (!(await send()));
+      // A failed call and then a different one; three tries in a row.
+      assert.equal(await viaFetch(), true);
+      assert.equal(await viaFetch(), false);
+      assert.equal(await viaFetch(other), true);
+      for (const _ of [7, 8, 9]) assert.equal(await viaFetch(), false);
+      assert.equal(await viaFetch(), true);
+      const attempts = h
+        .finishedSpans()
+        .map((s) => [s.attributes['lanewatch.attempt'], s.attributes['lanewatch.outcome']]);
+      assert.deepEqual(attempts, [
+        ['1', 'error'],
+        ['2', 'ok'],
+        ['1', 'error'],
+        ['2', 'ok'],
+        ['1', 'ok'],
+        ['1', 'error'],
+        ['1', 'ok'],
+        ['2', 'error'],
+        ['3', 'error'],
+        ['4+', 'error'],
+        ['4+', 'ok'],
+      ]);
+      assert.ok(!(await exportedText(h)).includes(CANARY));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('takes for a retry only a repeat in the same trace, not one after a cancel, and none with inferRetries: false', async () => {
+    let failNext = true;
+    const ok = chatScript();
+    server = await startScriptedServer(() => {
+      const fail = failNext;
+      failNext = false;
+      return fail
+        ? { status: 500, headers: { 'content-type': 'application/json' }, pieces: [{ at: 1, bytes: '{}' }] }
+        : ok();
+    });
+    const send = async () => {
+      const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body });
+      await res.text();
+    };
+    const tracer = h.tracerProvider.getTracer('app');
+    const inSpan = async (name: string, fn: () => Promise<void>) => {
+      const span = tracer.startSpan(name);
+      await context.with(trace.setSpan(context.active(), span), fn);
+      span.end();
+    };
+    const attempts = () =>
+      h
+        .finishedSpans()
+        .filter((s) => s.attributes['lanewatch.attempt'] !== undefined)
+        .map((s) => s.attributes['lanewatch.attempt']);
+    try {
+      // Two requests of users, each in its trace: the second is not the first's retry.
+      await inSpan('user-1', send);
+      await inSpan('user-2', send);
+      // One job's retry loop, in its trace.
+      failNext = true;
+      await inSpan('job', async () => {
+        await send();
+        await send();
+      });
+      // A cancelled call is not one a retry repeats.
+      const controller = new AbortController();
+      const res = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        body,
+        signal: controller.signal,
+      });
+      controller.abort();
+      await res.text().catch(() => {});
+      await send();
+      // Off: attempts only from the header and withAttempt.
+      h.instrumentation.setConfig({ ...h.instrumentation.getConfig(), inferRetries: false });
+      failNext = true;
+      await send();
+      await send();
+      await waitFor(() => attempts().length === 8);
+      assert.deepEqual(attempts(), ['1', '1', '1', '2', '1', '1', '1', '1']);
+    } finally {
+      h.instrumentation.setConfig({ ...h.instrumentation.getConfig(), inferRetries: true });
       await server.close();
     }
   });

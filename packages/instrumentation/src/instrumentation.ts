@@ -3,6 +3,7 @@ import {
   context,
   type DiagLogger,
   diag,
+  isSpanContextValid,
   type Meter,
   type MeterProvider,
   metrics,
@@ -24,6 +25,7 @@ import { LaneMap, type LaneMapInput, parseLaneMapEnv } from './lane-map.ts';
 import { INSTRUMENTATION_SCOPE } from './names.ts';
 import { type AttributeSets, OwnMeter, type ReaderChoices } from './own-meter.ts';
 import type { OwnTracer, SpanStarter } from './own-tracer.ts';
+import { digestChunk, RepeatedCalls } from './repeated-calls.ts';
 import {
   type Endpoint,
   Endpoints,
@@ -45,6 +47,16 @@ export interface LanewatchInstrumentationConfig extends InstrumentationConfig {
   maxAttributeValues?: number;
   /** Emit a span per attempt (metrics are always recorded). Default true. */
   spans?: boolean;
+  /**
+   * Number a call that repeats one that failed as that call's next attempt, when nothing else
+   * numbers it: the same body, sent to the same endpoint (in the same trace, or both outside any
+   * span) after a call that ended in an error or truncated, at most 2 minutes after it. The AI
+   * SDK, LangChain and Google's client retry so, with no retry header. A retry header or
+   * `withAttempt` that says more wins; `withAttempt` always does. Turn it off for a load generator
+   * that sends one request over and over (or number its calls with `withAttempt`). Default true;
+   * `register` reads `LANEWATCH_INFER_RETRIES`.
+   */
+  inferRetries?: boolean;
   /**
    * Record finished calls in batches — up to 32 at once, at most 50 ms after the first of them
    * ended — instead of one by one: the SDK's recording code then runs warm, and a call costs less
@@ -110,6 +122,8 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
   #warnedUnsupported = false;
   /** Content codings already reported as unreadable (a few at most; each is said once). */
   #warnedCodings = new Set<string>();
+  /** Calls that did not succeed lately, so that a retry that says nothing is still numbered. */
+  #repeats = new RepeatedCalls();
   /** The format each endpoint's responses get, by content type: decided once per pair. */
   #formats = new WeakMap<Endpoint, Map<string | undefined, Format | null>>();
   #endpoints = new Endpoints(new LaneMap(undefined));
@@ -351,6 +365,7 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
       record.identity.model = modelFromJsonBody(chunk);
     }
     record.sentBytes += chunk.byteLength;
+    record.bodyDigest = digestChunk(record.bodyDigest, chunk);
   }
 
   // t2 — response headers; the content type and the path choose the format detector.
@@ -467,6 +482,7 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     this.#records.delete(request);
     const tracer = this.#config.spans === false ? undefined : (this.#ownTracer ?? this.#tracer);
     const result = outcomeOf(record, failure);
+    if (this.#config.inferRetries !== false) record.attempt = this.#attemptOf(record, result);
     if (this.#config.batchRecording !== true) {
       recordCall(record, result, this.#instruments, tracer, this.#targets);
       return;
@@ -474,6 +490,28 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     this.#held.push({ record, result, tracer });
     if (this.#held.length >= BATCH_CALLS) this.flush();
     else this.#heldTimer ??= setTimeout(this.#flushWhenDue, BATCH_DELAY_MS).unref();
+  }
+
+  /**
+   * The attempt a call was (see `inferRetries`): the caller's context if it set one, else the retry
+   * header or one more than the failed call it repeats, whichever is larger.
+   */
+  #attemptOf(record: CallRecord, result: CallResult): number {
+    const { endpoint, headerAttempt } = record.identity;
+    const spanContext = trace.getSpanContext(record.parentContext);
+    const traceId = spanContext !== undefined && isSpanContextValid(spanContext) ? spanContext.traceId : '';
+    const attempt = this.#repeats.attemptOf(
+      {
+        endpoint: `${traceId}${endpoint.origin}${endpoint.path}`,
+        sentBytes: record.sentBytes,
+        digest: record.bodyDigest,
+        t1: record.t1,
+        endAt: record.endAt ?? performance.now(),
+        ended: result.outcome === 'ok' || result.outcome === 'cancelled' ? result.outcome : 'failed',
+      },
+      record.contextAttempt ?? headerAttempt,
+    );
+    return record.contextAttempt ?? attempt;
   }
 
   /**

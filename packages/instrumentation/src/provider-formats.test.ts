@@ -289,7 +289,7 @@ const CASES: Case[] = [
  * `streamText` with the tool the script calls, every part of its full stream read; an error the
  * AI SDK reports as a part (it does not throw) fails the call.
  */
-async function aiStreamText(model: LanguageModel): Promise<void> {
+async function aiStreamText(model: LanguageModel, maxRetries = 0): Promise<void> {
   const result = streamText({
     model,
     prompt: `question ${CANARY}`,
@@ -297,7 +297,7 @@ async function aiStreamText(model: LanguageModel): Promise<void> {
       lookup: tool({ inputSchema: jsonSchema({ type: 'object', properties: { q: { type: 'string' } } }) }),
     },
     maxOutputTokens: 64,
-    maxRetries: 0,
+    maxRetries,
   });
   for await (const part of result.fullStream) {
     if (part.type === 'error') throw part.error;
@@ -493,6 +493,55 @@ describe(`provider wire formats through their official clients (Node ${process.v
       await flaky.close();
     }
   });
+
+  // Their retry loops send no retry header (LangChain has the openai client send 0 on every
+  // attempt): the retry is known by repeating the failed request, and numbered from it.
+  const silentRetries: ReadonlyArray<readonly [string, (url: string) => Promise<void>]> = [
+    [
+      'the AI SDK',
+      (url) => aiStreamText(createOpenAI({ baseURL: `${url}/v1`, apiKey: CANARY }).chat('gpt-sim'), 2),
+    ],
+    [
+      'LangChain',
+      async (url) => {
+        const llm = new ChatOpenAI({
+          model: 'gpt-sim',
+          apiKey: CANARY,
+          maxRetries: 2,
+          configuration: { baseURL: `${url}/v1` },
+        });
+        for await (const _ of await llm.stream(`question ${CANARY}`));
+      },
+    ],
+  ];
+  for (const [sdk, call] of silentRetries) {
+    it(`${sdk} retrying a 429 gives one span per attempt, numbered from the repeated request`, async () => {
+      let n = 0;
+      const flaky = await startProviderServer({
+        respond: () =>
+          n++ === 0 ? { kind: 'error', status: 429, headersDelayMs: 2, retryAfterSeconds: 0 } : script(),
+      });
+      try {
+        await call(flaky.url);
+        await waitFor(() => h.finishedSpans().length === 2);
+        assert.deepEqual(
+          h
+            .finishedSpans()
+            .map((s) => [
+              s.attributes['lanewatch.attempt'],
+              s.attributes['lanewatch.outcome'],
+              s.attributes['error.type'],
+            ]),
+          [
+            ['1', 'error', 'rate_limited'],
+            ['2', 'ok', undefined],
+          ],
+        );
+      } finally {
+        await flaky.close();
+      }
+    });
+  }
 });
 
 /**

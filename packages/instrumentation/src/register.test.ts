@@ -263,6 +263,49 @@ describe('register with OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE=delta'
 
 // OTEL_EXPORTER_OTLP_PROTOCOL=grpc, into the project's own collector (built from source, its OTLP
 // gRPC receiver), which hands what it got on to a sink as OTLP/JSON.
+describe('register with LANEWATCH_INFER_RETRIES', () => {
+  /** The attempts of the exported lanewatch spans, in the order they were exported. */
+  const attemptsOf = (sink: OtlpSink) =>
+    [
+      ...bodiesOf(sink, '/v1/traces').matchAll(
+        /"key":"lanewatch\.attempt","value":\{"stringValue":"([^"]+)"/g,
+      ),
+    ].map((m) => m[1]);
+
+  for (const [setting, expected] of [
+    [undefined, ['1', '2']],
+    ['false', ['1', '1']],
+  ] as const) {
+    it(`${setting ?? 'unset'}: an application's own retry of a 429 is exported as attempt ${expected[1]}`, async () => {
+      let n = 0;
+      const provider = await startScriptedServer(() =>
+        n++ === 0
+          ? { status: 429, headers: { 'content-type': 'application/json' }, pieces: [{ at: 1, bytes: '{}' }] }
+          : chat(),
+      );
+      const sink = await startOtlpSink();
+      try {
+        const { stdout, stderr } = await runRegistered(
+          provider.url,
+          {
+            OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+            OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+            ...(setting === undefined ? {} : { LANEWATCH_INFER_RETRIES: setting }),
+          },
+          { app: 'retrying-app.mjs' },
+        );
+        assert.equal(stdout, '429 200\n');
+        assert.equal(stderr, '');
+        assert.deepEqual(attemptsOf(sink), expected);
+        assert.ok(!bodiesOf(sink, '/v1/traces').includes(CANARY));
+      } finally {
+        await provider.close();
+        await sink.close();
+      }
+    });
+  }
+});
+
 describe('register with LANEWATCH_SPANS', () => {
   const env = (sink: OtlpSink, spans: string) => ({
     OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,

@@ -63,6 +63,7 @@ export function startLanewatch(
     ...config,
     lanes: config.lanes ?? lanesFromEnv(env),
     spans: config.spans ?? spansFromEnv(env),
+    inferRetries: config.inferRetries ?? inferRetriesFromEnv(env),
   });
   const bounded: ExitBoundedExporters = [];
   // lanewatch's histograms go through a meter provider of its own, into the SDK's readers (see
@@ -133,14 +134,34 @@ function lanesFromEnv(env: NodeJS.ProcessEnv): LaneMapInput {
  * Anything else is reported once on stderr with what to write, and the spans stay on.
  */
 export function spansFromEnv(env: NodeJS.ProcessEnv, warn: (message: string) => void = stderrOnce): boolean {
-  const value = env.LANEWATCH_SPANS?.trim();
+  return onUnlessFalse(env, 'LANEWATCH_SPANS', "lanewatch's spans stay on", warn);
+}
+
+/**
+ * `LANEWATCH_INFER_RETRIES`: `false` numbers a call's attempt only from its retry header and the
+ * caller's context (`withAttempt`), for a load generator that sends one request over and over; see
+ * `inferRetries`. Unset, empty or `true`: on. Anything else is reported once, and it stays on.
+ */
+export function inferRetriesFromEnv(
+  env: NodeJS.ProcessEnv,
+  warn: (message: string) => void = stderrOnce,
+): boolean {
+  return onUnlessFalse(env, 'LANEWATCH_INFER_RETRIES', 'repeated requests are still taken for retries', warn);
+}
+
+/** A switch that is on unless set to `false` (in any case); anything else is named once with `meanwhile`. */
+function onUnlessFalse(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  meanwhile: string,
+  warn: (message: string) => void,
+): boolean {
+  const value = env[name]?.trim();
   const lower = value?.toLowerCase();
   if (value === undefined || lower === '' || lower === 'true') return true;
   if (lower === 'false') return false;
   // Shown as written: `shown` keeps a mixed-case value, which may be a secret, out of the message.
-  warn(
-    `lanewatch: LANEWATCH_SPANS=${shown(value)} is not true or false; lanewatch's spans stay on until it is fixed`,
-  );
+  warn(`lanewatch: ${name}=${shown(value)} is not true or false; ${meanwhile} until it is fixed`);
   return true;
 }
 
