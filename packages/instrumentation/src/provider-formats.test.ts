@@ -513,6 +513,19 @@ describe(`provider wire formats through their official clients (Node ${process.v
         for await (const _ of await llm.stream(`question ${CANARY}`));
       },
     ],
+    [
+      '@google/genai',
+      async (url) => {
+        const client = new GoogleGenAI({
+          apiKey: CANARY,
+          httpOptions: { baseUrl: url, retryOptions: { attempts: 2, initialDelay: 0, jitter: 0 } },
+        });
+        for await (const _ of await client.models.generateContentStream({
+          model: 'gemini-sim',
+          contents: CANARY,
+        }));
+      },
+    ],
   ];
   for (const [sdk, call] of silentRetries) {
     it(`${sdk} retrying a 429 gives one span per attempt, numbered from the repeated request`, async () => {

@@ -1,6 +1,6 @@
 /**
- * Retries that say nothing: the Vercel AI SDK, LangChain and Google's client retry a failed call
- * with their own loop, and send no `x-stainless-retry-count` (LangChain even has the openai client
+ * Retries that say nothing: the Vercel AI SDK, LangChain and Google's client (given `retryOptions`)
+ * retry a failed call with their own loop, and send no `x-stainless-retry-count` (LangChain even has the openai client
  * send 0 on every one). What does say it is the request itself: a retry sends the same bytes to
  * the same endpoint once the failed call has ended. lanewatch keeps, for calls that did not succeed,
  * a digest of their body — a number, never the bytes — and numbers a call that repeats one the
