@@ -85,6 +85,63 @@ describe('hosted models: family, provider and model from the URL', () => {
     );
   });
 
+  it('each provider host the README names gives its provider; a look-alike host gives the wire family', () => {
+    const hosts: ReadonlyArray<readonly [string, string, string]> = [
+      ['https://api.openai.com', '/v1/chat/completions', 'openai'],
+      ['https://res.openai.azure.com', '/openai/v1/chat/completions', 'azure.ai.openai'],
+      ['https://res.cognitiveservices.azure.com', '/openai/v1/chat/completions', 'azure.ai.openai'],
+      ['https://res.services.ai.azure.com', '/models/chat/completions', 'azure.ai.inference'],
+      ['https://bedrock-runtime.us-east-1.amazonaws.com', '/openai/v1/chat/completions', 'aws.bedrock'],
+      [
+        'https://bedrock-runtime-fips.us-gov-west-1.amazonaws.com',
+        '/openai/v1/chat/completions',
+        'aws.bedrock',
+      ],
+      ['https://bedrock-mantle.us-east-1.api.aws', '/anthropic/v1/messages', 'aws.bedrock'],
+      ['https://api.anthropic.com', '/v1/messages', 'anthropic'],
+      ['https://generativelanguage.googleapis.com', '/v1beta/models/g:streamGenerateContent', 'gcp.gemini'],
+      [
+        'https://us-central1-aiplatform.googleapis.com',
+        '/v1/projects/p/locations/l/publishers/google/models/g:streamGenerateContent',
+        'gcp.vertex_ai',
+      ],
+      [
+        'https://aiplatform.eu.rep.googleapis.com',
+        '/v1/projects/p/locations/eu/publishers/google/models/g:streamGenerateContent',
+        'gcp.vertex_ai',
+      ],
+      ['https://api.deepseek.com', '/chat/completions', 'deepseek'],
+      ['https://api.groq.com', '/openai/v1/chat/completions', 'groq'],
+      ['https://api.mistral.ai', '/v1/chat/completions', 'mistral_ai'],
+      ['https://openrouter.ai', '/api/v1/chat/completions', 'openrouter'],
+      ['https://api.x.ai', '/v1/chat/completions', 'x_ai'],
+      ['https://api.perplexity.ai', '/chat/completions', 'perplexity'],
+      ['https://api.together.xyz', '/v1/chat/completions', 'together_ai'],
+      ['https://api.cohere.ai', '/compatibility/v1/chat/completions', 'cohere'],
+      ['https://api.fireworks.ai', '/inference/v1/chat/completions', 'fireworks_ai'],
+      ['https://api.cerebras.ai', '/v1/chat/completions', 'cerebras'],
+      ['https://api.deepinfra.com', '/v1/openai/chat/completions', 'deepinfra'],
+      ['https://api.sambanova.ai', '/v1/chat/completions', 'sambanova'],
+      ['https://router.huggingface.co', '/v1/chat/completions', 'huggingface'],
+      ['https://integrate.api.nvidia.com', '/v1/chat/completions', 'nvidia'],
+      // Look-alikes: the host is not the provider's, so the wire family names it.
+      ['https://api.groq.com.example.test', '/openai/v1/chat/completions', 'openai'],
+      ['https://notapi.anthropic.com.example.test', '/v1/chat/completions', 'openai'],
+      ['https://api.fireworks.ai.example.test', '/v1/messages', 'anthropic'],
+      ['https://evil-router.huggingface.co', '/v1/chat/completions', 'openai'],
+    ];
+    for (const [origin, path, provider] of hosts) {
+      assert.equal(identify(origin, path).provider, provider, `${origin}${path}`);
+    }
+    // Cohere's own chat API is no format lanewatch reads: followed as a stream of the provider's.
+    const cohere = identifyRequest(
+      { origin: 'https://api.cohere.com', path: '/v2/chat', method: 'POST' },
+      new Endpoints(new LaneMap(undefined)),
+    );
+    assert.equal(cohere?.endpoint.provider, 'cohere');
+    assert.equal(cohere?.endpoint.family, undefined);
+  });
+
   it("Bedrock's OpenAI-compatible endpoint is aws.bedrock", () => {
     assert.deepEqual(
       identify('https://bedrock-runtime.us-west-2.amazonaws.com', '/openai/v1/chat/completions', {

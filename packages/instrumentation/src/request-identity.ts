@@ -71,6 +71,13 @@ const KNOWN_HOSTS: ReadonlyArray<readonly [RegExp, string]> = [
   [/(^|\.)api\.x\.ai$/, 'x_ai'],
   [/(^|\.)api\.perplexity\.ai$/, 'perplexity'],
   [/(^|\.)api\.together\.xyz$/, 'together_ai'],
+  [/(^|\.)api\.cohere\.(com|ai)$/, 'cohere'],
+  [/(^|\.)api\.fireworks\.ai$/, 'fireworks_ai'],
+  [/(^|\.)api\.cerebras\.ai$/, 'cerebras'],
+  [/(^|\.)api\.deepinfra\.com$/, 'deepinfra'],
+  [/(^|\.)api\.sambanova\.ai$/, 'sambanova'],
+  [/^(router|api-inference)\.huggingface\.co$/, 'huggingface'],
+  [/^integrate\.api\.nvidia\.com$/, 'nvidia'],
 ];
 
 const FAMILY_PROVIDER: Readonly<Record<PathFamily, string>> = {
