@@ -42,8 +42,8 @@ export class CallRecord implements StreamObserver, DecodingSink {
   finished = false;
   /** The attempt number the caller put in its context (`withAttempt`), if any. */
   contextAttempt: number | undefined;
-  /** The attempt number, decided when the call ends (see `RepeatedCalls`). */
-  attempt: number | undefined;
+  /** The attempt number, decided when the call ends (see `inferRetries`). */
+  attempt = 1;
   /** Set while a coded body's decoded bytes are read: the instant they arrived (see `DecodingSink`). */
   arrivedAt: number | undefined;
   /** A coded body lanewatch could not decode, or whose coding it cannot read: its content is not judged. */
@@ -92,26 +92,25 @@ export function outcomeOf(
   record: CallRecord,
   transportError: { cancelled: boolean; type: string } | undefined,
 ): CallResult {
-  const contextAttempt = record.contextAttempt;
   if (transportError?.cancelled) {
     // A caller that lets go once the format's terminal event is in ended a whole call: the openai
     // client stops reading at `[DONE]`, before the body's end whenever that comes apart from it —
     // an HTTP/2 END_STREAM frame of its own, a server or proxy that closes the body later.
-    if (!record.terminalSeen) return { outcome: 'cancelled', errorType: undefined, contextAttempt };
+    if (!record.terminalSeen) return { outcome: 'cancelled', errorType: undefined };
   } else if (transportError) {
-    return { outcome: 'error', errorType: transportError.type, contextAttempt };
+    return { outcome: 'error', errorType: transportError.type };
   }
   const status = record.statusCode;
   if (status !== undefined && status >= 400) {
-    return { outcome: 'error', errorType: httpErrorType(status), contextAttempt };
+    return { outcome: 'error', errorType: httpErrorType(status) };
   }
   if (record.streamErrorType !== undefined) {
-    return { outcome: 'error', errorType: `stream_error:${record.streamErrorType}`, contextAttempt };
+    return { outcome: 'error', errorType: `stream_error:${record.streamErrorType}` };
   }
   if (record.format?.hasTerminal && !record.terminalSeen && !record.unreadBody) {
-    return { outcome: 'truncated', errorType: undefined, contextAttempt };
+    return { outcome: 'truncated', errorType: undefined };
   }
-  return { outcome: 'ok', errorType: undefined, contextAttempt };
+  return { outcome: 'ok', errorType: undefined };
 }
 
 export function httpErrorType(status: number): string {

@@ -19,8 +19,6 @@ export { CallTargets };
 export interface CallResult {
   readonly outcome: Outcome;
   readonly errorType: string | undefined;
-  /** The attempt number from the caller's context, if it set one. */
-  readonly contextAttempt: number | undefined;
 }
 
 /** The observable gauge whose callback flushes held calls; it never observes, so it never exports. */
@@ -105,12 +103,11 @@ export function recordCall(
   const t1 = record.t1;
   const end = record.endAt ?? performance.now();
   const target = targets.targetOf(id);
-  const attempt = record.attempt ?? result.contextAttempt ?? id.headerAttempt ?? 1;
   const size = id.contentLength ?? (record.sentBytes > 0 ? record.sentBytes : undefined);
   const sets: MetricAttributes = targets.attributesOf(
     target,
     result.outcome,
-    attempt,
+    record.attempt,
     size,
     record.statusCode,
     result.errorType,

@@ -122,7 +122,7 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
   #warnedUnsupported = false;
   /** Content codings already reported as unreadable (a few at most; each is said once). */
   #warnedCodings = new Set<string>();
-  /** Calls that did not succeed lately, so that a retry that says nothing is still numbered. */
+  /** Calls that failed lately, so that a retry that says nothing is still numbered. */
   #repeats = new RepeatedCalls();
   /** The format each endpoint's responses get, by content type: decided once per pair. */
   #formats = new WeakMap<Endpoint, Map<string | undefined, Format | null>>();
@@ -482,7 +482,7 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     this.#records.delete(request);
     const tracer = this.#config.spans === false ? undefined : (this.#ownTracer ?? this.#tracer);
     const result = outcomeOf(record, failure);
-    if (this.#config.inferRetries !== false) record.attempt = this.#attemptOf(record, result);
+    record.attempt = this.#attemptOf(record, result);
     if (this.#config.batchRecording !== true) {
       recordCall(record, result, this.#instruments, tracer, this.#targets);
       return;
@@ -493,11 +493,12 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
   }
 
   /**
-   * The attempt a call was (see `inferRetries`): the caller's context if it set one, else the retry
-   * header or one more than the failed call it repeats, whichever is larger.
+   * The attempt a call was: the caller's context if it set one, else the retry header or (see
+   * `inferRetries`) one more than the failed call it repeats, whichever is larger; else 1.
    */
   #attemptOf(record: CallRecord, result: CallResult): number {
     const { endpoint, headerAttempt } = record.identity;
+    if (this.#config.inferRetries === false) return record.contextAttempt ?? headerAttempt ?? 1;
     const spanContext = trace.getSpanContext(record.parentContext);
     const traceId = spanContext !== undefined && isSpanContextValid(spanContext) ? spanContext.traceId : '';
     const attempt = this.#repeats.attemptOf(

@@ -1,15 +1,15 @@
 /**
- * Retries that say nothing: the Vercel AI SDK, LangChain and Google's client (given `retryOptions`)
- * retry a failed call with their own loop, and send no `x-stainless-retry-count` (LangChain even has the openai client
- * send 0 on every one). What does say it is the request itself: a retry sends the same bytes to
- * the same endpoint once the failed call has ended. lanewatch keeps, for calls that did not succeed,
- * a digest of their body — a number, never the bytes — and numbers a call that repeats one the
- * attempt after it.
+ * Retries that say nothing: the Vercel AI SDK, LangChain and Google's client (given
+ * `retryOptions`) retry a failed call with their own loop, and send no `x-stainless-retry-count`
+ * (LangChain even has the openai client send 0 on every one). What does say it is the request
+ * itself: a retry sends the same bytes to the same endpoint once the failed call has ended.
+ * lanewatch keeps, for calls that failed, a digest of their body — a number, never the bytes — and
+ * numbers a call that repeats one the attempt after it.
  */
 
-/** How long after a call that did not succeed a byte-identical one is taken as its retry. */
+/** How long after a call that failed a byte-identical one is taken as its retry. */
 export const REPEAT_WINDOW_MS = 120_000;
-/** Calls that did not succeed that are remembered at once; the oldest is forgotten first. */
+/** Failed calls remembered at once; the oldest is forgotten first. */
 export const MAX_REMEMBERED = 1024;
 
 /**
@@ -76,13 +76,13 @@ interface Failed {
   readonly endAt: number;
 }
 
-/** The calls that did not succeed lately, by endpoint and body: what a retry would repeat. */
+/** The calls that failed lately, by endpoint and body: what a retry would repeat. */
 export class RepeatedCalls {
   readonly #failed = new Map<string, Failed>();
 
   /**
    * The attempt a call was, at least — 1, or one more than the call it repeats: one to the same
-   * endpoint with the same body that did not succeed and ended before this one began, at most
+   * endpoint with the same body that failed and ended before this one began, at most
    * `REPEAT_WINDOW_MS` earlier. `known` is what the call itself said (its retry header, the
    * caller's context); the larger wins. The call is then remembered if it failed, and what it
    * repeated forgotten if it succeeded.
