@@ -110,6 +110,15 @@ function sinkOf(): DecodingSink & { reasons: string[]; firstTextAt: number | und
   };
 }
 
+/** Waits until the format detector has been fed the plain bytes of pieces 0 to `last`. */
+async function decodedThrough(inner: ReturnType<typeof recordingDetector>, last: number): Promise<void> {
+  const through = chatPieces()
+    .slice(0, last + 1)
+    .map((p) => p.bytes)
+    .join('');
+  await waitFor(() => inner.text() === through, 10_000);
+}
+
 /** A gzip decoding detector over a recording one, and the chat stream's coded pieces to feed it. */
 async function gzipDetector() {
   const pieces = await codedPieces(chatPieces(), 'gzip');
@@ -168,22 +177,21 @@ describe('DecodingDetector: what reaches the format detector', () => {
 
   it('stamps what each chunk decodes to with that chunk’s arrival, not the decoder’s answer', async () => {
     const { pieces, inner, d } = await gzipDetector();
-    const fedAt: number[] = [];
-    for (const piece of pieces) {
-      fedAt.push(performance.now());
+    const fed: Array<{ before: number; after: number }> = [];
+    for (const [i, piece] of pieces.entries()) {
+      const before = performance.now();
       d.feed(Buffer.from(piece.bytes));
-      await new Promise((resolve) => setTimeout(resolve, 15)); // the decoder answers within this
+      fed.push({ before, after: performance.now() });
+      await decodedThrough(inner, i); // the decoder answers before the next chunk comes
     }
     await closed(d);
     // Each piece's decoded bytes arrive in one or more outputs, each stamped with its own chunk's
-    // arrival (taken inside feed, so at or just after fedAt).
+    // arrival: taken inside feed, never when the decoder answered (which is later, after a wait).
     const stamps = [...new Set(inner.fed.map((f) => f.arrivedAt))];
     assert.equal(stamps.length, pieces.length, 'one arrival instant per coded chunk');
     for (const [i, stamp] of stamps.entries()) {
-      assert.ok(
-        stamp !== undefined && stamp >= (fedAt[i] as number) && stamp < (fedAt[i] as number) + 5,
-        `chunk ${i}`,
-      );
+      const { before, after } = fed[i] as { before: number; after: number };
+      assert.ok(stamp !== undefined && stamp >= before && stamp <= after, `chunk ${i}`);
     }
   });
 
@@ -208,7 +216,7 @@ describe('DecodingDetector: what reaches the format detector', () => {
     const { pieces, sink, inner, d } = await gzipDetector();
     for (const [i, piece] of pieces.entries()) {
       d.feed(Buffer.from(piece.bytes));
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      if (i < 3) await decodedThrough(inner, i); // each of the first three is decoded by itself
       if (i === 2) sink.firstTextAt = performance.now(); // the piece with the first text was read
     }
     assert.equal(new Set(inner.fed.map((f) => f.arrivedAt)).size, 3, 'the first three, each as it came');
