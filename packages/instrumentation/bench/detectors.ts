@@ -121,6 +121,11 @@ const geminiEvent = (i: number) =>
       `"promptTokensDetails": [{"modality": "TEXT","tokenCount": 8}],"thoughtsTokenCount": 120},` +
       `"modelVersion": "gemini-2.5-flash","responseId": "qpc2afWVFJK4vr0Pq6WiyAU"}\r\n\r\n`,
   );
+const cohereDelta = (i: number) =>
+  sseEvent(
+    { type: 'content-delta', index: 0, delta: { message: { content: { text: word(i) } } } },
+    'content-delta',
+  );
 const ollamaRecord = (i: number, extra: object = {}) =>
   Buffer.from(
     `${JSON.stringify({
@@ -239,6 +244,28 @@ const WORKLOADS: readonly Workload[] = [
       ollamaRecord(2),
     ],
     after: many((i) => ollamaRecord(i + 3)),
+  },
+  {
+    label: 'cohere_chat',
+    format: FORMATS.cohere_chat,
+    before: [
+      sseEvent(
+        {
+          id: '8f2c1d3e-5b7a-4c9e-a1f0-3d2b6e8c9a71',
+          type: 'message-start',
+          delta: {
+            message: { role: 'assistant', content: [], tool_plan: '', tool_calls: [], citations: [] },
+          },
+        },
+        'message-start',
+      ),
+      sseEvent(
+        { type: 'content-start', index: 0, delta: { message: { content: { type: 'text', text: '' } } } },
+        'content-start',
+      ),
+      cohereDelta(0),
+    ],
+    after: many((i) => cohereDelta(i + 1)),
   },
   {
     label: 'bedrock_invoke (Claude)',

@@ -133,13 +133,16 @@ describe('hosted models: family, provider and model from the URL', () => {
     for (const [origin, path, provider] of hosts) {
       assert.equal(identify(origin, path).provider, provider, `${origin}${path}`);
     }
-    // Cohere's own chat API is no format lanewatch reads: followed as a stream of the provider's.
-    const cohere = identifyRequest(
-      { origin: 'https://api.cohere.com', path: '/v2/chat', method: 'POST' },
-      new Endpoints(new LaneMap(undefined)),
-    );
-    assert.equal(cohere?.endpoint.provider, 'cohere');
-    assert.equal(cohere?.endpoint.family, undefined);
+    // Cohere's own chat API: its family, read by its own detector; on another host its family names it.
+    for (const origin of ['https://api.cohere.com', 'https://cohere-gateway.example.test']) {
+      const cohere = identify(origin, '/v2/chat', { model: 'command-a-03-2025', stream: true });
+      assert.deepEqual(
+        cohere,
+        { family: 'cohere_chat', provider: 'cohere', model: 'command-a-03-2025' },
+        origin,
+      );
+    }
+    assert.equal(selectFormat('/v2/chat', 'text/event-stream')?.name, 'cohere_chat');
   });
 
   it("Bedrock's OpenAI-compatible endpoint is aws.bedrock", () => {

@@ -4,6 +4,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
 import { createAnthropic } from '@ai-sdk/anthropic';
+import { createCohere } from '@ai-sdk/cohere';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
 import AnthropicBedrock from '@anthropic-ai/bedrock-sdk';
@@ -21,6 +22,7 @@ import {
 import { ChatAnthropic } from '@langchain/anthropic';
 import { ChatOpenAI } from '@langchain/openai';
 import { jsonSchema, type LanguageModel, streamText, tool } from 'ai';
+import { CohereClientV2 } from 'cohere-ai';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import * as undici from 'undici';
@@ -283,6 +285,27 @@ const CASES: Case[] = [
       for await (const _ of await llm.stream(`question ${CANARY}`));
     },
   },
+  // Cohere's own Chat API (`/v2/chat`), through its official client and through the AI SDK.
+  {
+    format: 'cohere',
+    client: 'cohere-ai',
+    model: 'command-sim',
+    detector: 'cohere_chat',
+    firstOutputKind: 'reasoning',
+    call: async (url, fetch) => {
+      const client = new CohereClientV2({ token: CANARY, baseUrl: url, fetch, maxRetries: 0 });
+      for await (const _ of await client.chatStream({ model: 'command-sim', messages }));
+    },
+  },
+  {
+    format: 'cohere',
+    client: 'ai (streamText, @ai-sdk/cohere)',
+    model: 'command-sim',
+    detector: 'cohere_chat',
+    firstOutputKind: 'reasoning',
+    call: (url, fetch) =>
+      aiStreamText(createCohere({ baseURL: `${url}/v2`, apiKey: CANARY, fetch })('command-sim')),
+  },
 ];
 
 /**
@@ -524,6 +547,14 @@ describe(`provider wire formats through their official clients (Node ${process.v
           model: 'gemini-sim',
           contents: CANARY,
         }));
+      },
+    ],
+    [
+      'cohere-ai',
+      async (url) => {
+        // Its own loop, 1 s after a 429 whose retry-after is 0, with no retry header.
+        const client = new CohereClientV2({ token: CANARY, baseUrl: url, maxRetries: 2 });
+        for await (const _ of await client.chatStream({ model: 'command-sim', messages }));
       },
     ],
   ];

@@ -17,6 +17,7 @@ export type PathFamily =
   | 'anthropic_messages'
   | 'gemini'
   | 'ollama'
+  | 'cohere_chat'
   | 'bedrock_converse'
   | 'bedrock_invoke';
 
@@ -86,6 +87,7 @@ const FAMILY_PROVIDER: Readonly<Record<PathFamily, string>> = {
   anthropic_messages: 'anthropic',
   gemini: 'gcp.gemini',
   ollama: 'ollama',
+  cohere_chat: 'cohere',
   bedrock_converse: 'aws.bedrock',
   bedrock_invoke: 'aws.bedrock',
 };
@@ -96,6 +98,7 @@ export function pathFamilyOf(path: string): PathFamily | undefined {
   if (path.endsWith('/v1/messages')) return 'anthropic_messages';
   if (path.includes(':streamGenerateContent') || path.includes(':generateContent')) return 'gemini';
   if (path.endsWith('/api/chat') || path.endsWith('/api/generate')) return 'ollama';
+  if (path.endsWith('/v2/chat')) return 'cohere_chat';
   return vertexPartnerOf(path)?.family ?? bedrockOperationOf(path)?.family;
 }
 

@@ -43,6 +43,7 @@ export function routeOf(method: string, url: string): ProviderRoute | undefined 
   if (path.endsWith('/messages')) return { format: 'anthropic' };
   if (path.endsWith('/api/chat')) return { format: 'ollama', endpoint: 'chat' };
   if (path.endsWith('/api/generate')) return { format: 'ollama', endpoint: 'generate' };
+  if (path.endsWith('/v2/chat')) return { format: 'cohere' };
   const partner = VERTEX_PARTNER.exec(path);
   if (partner) {
     return {
@@ -90,6 +91,7 @@ export const ENDPOINT_PATHS: Readonly<Record<string, string>> = {
   gemini: '/v1beta/models/{model}:streamGenerateContent?alt=sse',
   'ollama-chat': '/api/chat',
   'ollama-generate': '/api/generate',
+  cohere: '/v2/chat',
   'vertex-anthropic':
     '/v1/projects/{project}/locations/{region}/publishers/anthropic/models/{model}:streamRawPredict',
   'vertex-mistral':

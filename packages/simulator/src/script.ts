@@ -63,7 +63,7 @@ export interface Usage {
 
 /**
  * A 200 streaming response. The body ends after the last piece; a script without the format's
- * terminal piece (`done`, or `finish` for Gemini and Ollama) is a stream that ends early.
+ * terminal piece (`done`, or `finish` for Gemini, Ollama and Cohere) is a stream that ends early.
  */
 export interface StreamScript {
   readonly kind: 'stream';

@@ -11,6 +11,7 @@ export type WireFormat =
   | 'anthropic'
   | 'gemini'
   | 'ollama'
+  | 'cohere'
   | 'bedrock-invoke'
   | 'bedrock-converse';
 
@@ -20,6 +21,7 @@ export const WIRE_FORMATS: readonly WireFormat[] = [
   'anthropic',
   'gemini',
   'ollama',
+  'cohere',
   'bedrock-invoke',
   'bedrock-converse',
 ];

@@ -1,6 +1,7 @@
 import { anthropicWriter } from './anthropic-writer.ts';
 import { bedrockConverseWriter } from './bedrock-converse-writer.ts';
 import { bedrockInvokeWriter } from './bedrock-invoke-writer.ts';
+import { cohereWriter } from './cohere-writer.ts';
 import { geminiWriter } from './gemini-writer.ts';
 import { ollamaWriter } from './ollama-writer.ts';
 import { openaiChatWriter } from './openai-chat-writer.ts';
@@ -15,6 +16,7 @@ export function defaultWriters(): Record<WireFormat, WireWriter> {
     anthropic: anthropicWriter(),
     gemini: geminiWriter(),
     ollama: ollamaWriter(),
+    cohere: cohereWriter(),
     'bedrock-invoke': bedrockInvokeWriter(),
     'bedrock-converse': bedrockConverseWriter(),
   };

@@ -1,6 +1,7 @@
 import { bedrockOperationOf, vertexPartnerOf } from '../request-identity.ts';
 import { anthropicMessages } from './anthropic-messages.ts';
 import { bedrockConverse, bedrockInvoke, genericEventStream } from './bedrock.ts';
+import { cohereChat } from './cohere-chat.ts';
 import { gemini } from './gemini.ts';
 import { genericNdjson, genericSse } from './generic.ts';
 import { ollama } from './ollama.ts';
@@ -23,6 +24,7 @@ export const FORMATS: Readonly<Record<FormatName, Format>> = {
   anthropic_messages: anthropicMessages,
   gemini,
   ollama,
+  cohere_chat: cohereChat,
   bedrock_converse: bedrockConverse,
   bedrock_invoke: bedrockInvoke,
   sse: genericSse,
@@ -58,6 +60,7 @@ function formatOfPath(path: string): Format | undefined {
   if (path.endsWith('/v1/messages')) return anthropicMessages;
   if (path.endsWith(':streamGenerateContent')) return gemini;
   if (path.endsWith('/api/chat') || path.endsWith('/api/generate')) return ollama;
+  if (path.endsWith('/v2/chat')) return cohereChat;
   // `/v1/responses`, and `/v1/responses/{id}` read again with `stream=true`.
   if (path.endsWith('/responses') || /\/responses\/[^/]+$/.test(path)) return openaiResponses;
   // Vertex AI's partner models (`…/publishers/anthropic/models/{model}:streamRawPredict`).
@@ -77,6 +80,7 @@ const FRAMING_OF_FORMAT: Readonly<Record<FormatName, Framing>> = {
   anthropic_messages: 'sse',
   gemini: 'sse',
   ollama: 'ndjson',
+  cohere_chat: 'sse',
   bedrock_converse: 'eventstream',
   bedrock_invoke: 'eventstream',
   sse: 'sse',
@@ -93,7 +97,7 @@ const FRAMING_OF_FORMAT: Readonly<Record<FormatName, Framing>> = {
  * event streams). A response without one of those — a
  * non-streaming `application/json` answer, or no content type — is not a stream. Then the path names
  * the provider format (`/chat/completions`, `/responses`, `/v1/messages`, `:streamGenerateContent`,
- * `/api/chat`, `/api/generate`, Vertex AI's `/publishers/{anthropic|mistralai}/models/…:streamRawPredict`,
+ * `/api/chat`, `/api/generate`, Cohere's `/v2/chat`, Vertex AI's `/publishers/{anthropic|mistralai}/models/…:streamRawPredict`,
  * Bedrock's `/model/{model}/converse-stream` and `/invoke-with-response-stream`)
  * when its framing matches; otherwise the generic SSE, NDJSON or event-stream format
  * still measures the first event and the end. Only the path is read: anything from a `?` on is cut

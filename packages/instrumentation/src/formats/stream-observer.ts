@@ -7,6 +7,7 @@ export type FormatName =
   | 'anthropic_messages'
   | 'gemini'
   | 'ollama'
+  | 'cohere_chat'
   | 'bedrock_converse'
   | 'bedrock_invoke'
   | 'sse'

@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Cohere, CohereClientV2 } from 'cohere-ai';
+import { cohereWriter } from './cohere-writer.ts';
+import { exampleScript } from './example-script.ts';
+import { assertGolden, GOLDEN_CONTEXT } from './golden-file.test-helper.ts';
+import { type ProviderServer, startProviderServer } from './provider-server.ts';
+import type { Script } from './script.ts';
+import { parseSse } from './sse.test-helper.ts';
+
+describe('cohere writer: bytes', () => {
+  test('the example script as Cohere’s /v2/chat sends it', () => {
+    const pieces = cohereWriter().render(exampleScript(), GOLDEN_CONTEXT);
+    assertGolden('cohere/example.sse', pieces.join(''));
+  });
+
+  test('event order: message-start, each block opened and closed in turn, message-end last', () => {
+    const events = parseSse(cohereWriter().render(exampleScript(), GOLDEN_CONTEXT).join('')).map((item) => {
+      const body = JSON.parse(item.data ?? '{}') as {
+        type: string;
+        delta?: { message?: { content?: { type?: string } } };
+      };
+      assert.equal(body.type, item.event, 'the event name repeats the JSON type');
+      const block = body.type === 'content-start' ? body.delta?.message?.content?.type : undefined;
+      return block === undefined ? body.type : `${body.type}:${block}`;
+    });
+    const collapsed = events.filter((event, index) => event !== events[index - 1]);
+    assert.deepEqual(collapsed, [
+      'message-start',
+      'content-start:thinking',
+      'content-delta',
+      'content-end',
+      'tool-call-start',
+      'tool-call-delta',
+      'tool-call-end',
+      'content-start:text',
+      'content-delta',
+      'content-end',
+      'message-end',
+    ]);
+  });
+
+  test('the usage and the finish reason travel in message-end; nothing follows it', () => {
+    const pieces = cohereWriter().render(exampleScript(), GOLDEN_CONTEXT);
+    const finish = exampleScript().pieces.findIndex((piece) => piece.kind === 'finish');
+    const [end] = parseSse(pieces[finish] ?? '').slice(-1);
+    assert.deepEqual(JSON.parse(end?.data ?? '{}'), {
+      type: 'message-end',
+      delta: {
+        finish_reason: 'COMPLETE',
+        usage: {
+          billed_units: { input_tokens: 42, output_tokens: 17 },
+          tokens: { input_tokens: 42, output_tokens: 17 },
+        },
+      },
+    });
+    assert.deepEqual(pieces.slice(finish + 1), ['', ''], 'usage and done write nothing more');
+  });
+
+  test('an in-stream error ends the message with finish_reason ERROR and the error’s text', () => {
+    const bytes = cohereWriter()
+      .render(
+        {
+          kind: 'stream',
+          headersDelayMs: 0,
+          pieces: [
+            { kind: 'text', delayMs: 0, text: 'Hel' },
+            { kind: 'error', delayMs: 0, errorType: 'internal', message: 'boom' },
+          ],
+        },
+        GOLDEN_CONTEXT,
+      )
+      .join('');
+    const [last] = parseSse(bytes).slice(-1);
+    assert.equal(last?.event, 'message-end');
+    const delta = (JSON.parse(last?.data ?? '{}') as { delta: { finish_reason: string; error: string } })
+      .delta;
+    assert.equal(delta.finish_reason, 'ERROR');
+    assert.equal(delta.error, 'boom');
+  });
+});
+
+describe('cohere writer: the official cohere-ai client reads it', () => {
+  let server: ProviderServer;
+  let next: Script = exampleScript({ delayMs: 1, headersDelayMs: 1 });
+  let client: CohereClientV2;
+  const messages = [{ role: 'user' as const, content: 'weather?' }];
+  before(async () => {
+    server = await startProviderServer({ respond: () => next });
+    client = new CohereClientV2({ token: 'co-dummy', baseUrl: server.url, maxRetries: 0 });
+  });
+  after(() => server.close());
+
+  test('chatStream yields thinking, tool-call arguments and text in order, then the usage', async () => {
+    next = exampleScript({ delayMs: 1, headersDelayMs: 1 });
+    const seen: string[] = [];
+    let usage: Cohere.Usage | undefined;
+    for await (const event of await client.chatStream({ model: 'command-sim', messages })) {
+      if (event.type === 'content-delta') {
+        const content = event.delta?.message?.content;
+        if (content?.thinking) seen.push(`thinking:${content.thinking}`);
+        if (content?.text) seen.push(`text:${content.text}`);
+      }
+      if (event.type === 'tool-call-start')
+        seen.push(`call:${event.delta?.message?.toolCalls?.function?.name}`);
+      if (event.type === 'tool-call-delta') {
+        seen.push(`args:${event.delta?.message?.toolCalls?.function?.arguments}`);
+      }
+      if (event.type === 'message-end') usage = event.delta?.usage;
+    }
+    assert.deepEqual(seen, [
+      'thinking:The user wants the weather.',
+      'thinking: Call the tool.',
+      'call:get_weather',
+      'args:{"city":"Pa',
+      'args:ris","unit":"celsius"}',
+      'text:It is ',
+      'text:sunny in Paris.',
+    ]);
+    assert.deepEqual(usage?.tokens, { inputTokens: 42, outputTokens: 17 });
+  });
+
+  test('without stream: one whole response, its tool call’s arguments joined', async () => {
+    next = exampleScript({ delayMs: 1, headersDelayMs: 1 });
+    const response = await client.chat({ model: 'command-sim', messages });
+    assert.equal(response.finishReason, 'COMPLETE');
+    assert.deepEqual(
+      response.message.content?.map((block) => block.type),
+      ['thinking', 'text'],
+    );
+    const [call] = response.message.toolCalls ?? [];
+    assert.deepEqual(JSON.parse(call?.function?.arguments ?? ''), { city: 'Paris', unit: 'celsius' });
+    assert.equal(response.usage?.tokens?.outputTokens, 17);
+  });
+
+  test('429 is a TooManyRequestsError with retry-after', async () => {
+    next = { kind: 'error', status: 429, headersDelayMs: 0, retryAfterSeconds: 3 };
+    await assert.rejects(client.chatStream({ model: 'command-sim', messages }), (error: unknown) => {
+      assert.ok(error instanceof Cohere.TooManyRequestsError, String(error));
+      assert.equal(error.statusCode, 429);
+      assert.equal(error.rawResponse?.headers.get('retry-after'), '3');
+      return true;
+    });
+  });
+});
