@@ -143,6 +143,14 @@ describe('hosted models: family, provider and model from the URL', () => {
       );
     }
     assert.equal(selectFormat('/v2/chat', 'text/event-stream')?.name, 'cohere_chat');
+    // Its v1 path is too plain to name a family anywhere but on Cohere's own hosts.
+    assert.deepEqual(identify('https://api.cohere.com', '/v1/chat', { model: 'command-r', stream: true }), {
+      family: 'cohere_chat',
+      provider: 'cohere',
+      model: 'command-r',
+    });
+    assert.equal(identify('https://chat.example.test', '/v1/chat').family, undefined);
+    assert.equal(identify('https://chat.example.test', '/v1/chat').provider, 'unknown');
   });
 
   it("Bedrock's OpenAI-compatible endpoint is aws.bedrock", () => {

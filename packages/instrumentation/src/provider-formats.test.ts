@@ -20,9 +20,10 @@ import {
   type WireFormat,
 } from '@lanewatch/simulator';
 import { ChatAnthropic } from '@langchain/anthropic';
+import { ChatCohere } from '@langchain/cohere';
 import { ChatOpenAI } from '@langchain/openai';
 import { jsonSchema, type LanguageModel, streamText, tool } from 'ai';
-import { CohereClientV2 } from 'cohere-ai';
+import { CohereClient, CohereClientV2 } from 'cohere-ai';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import * as undici from 'undici';
@@ -305,6 +306,20 @@ const CASES: Case[] = [
     firstOutputKind: 'reasoning',
     call: (url, fetch) =>
       aiStreamText(createCohere({ baseURL: `${url}/v2`, apiKey: CANARY, fetch })('command-sim')),
+  },
+  {
+    // LangChain's ChatCohere streams Cohere's v1 chat: JSON lines, the tool plan before the calls.
+    format: 'cohere-v1',
+    client: '@langchain/cohere',
+    model: 'command-sim',
+    detector: 'cohere_chat',
+    firstOutputKind: 'reasoning',
+    call: async (url, fetch) => {
+      // Its own client only takes a key; a client of the same API pointed at the server is its option.
+      const client = new CohereClient({ token: CANARY, baseUrl: url, fetch, maxRetries: 0 });
+      const llm = new ChatCohere({ model: 'command-sim', client: client as never });
+      for await (const _ of await llm.stream(`question ${CANARY}`));
+    },
   },
 ];
 

@@ -207,8 +207,11 @@ function endpointOf(rawOrigin: string, rawPath: string, lanes: LaneMap): Endpoin
   const path = q === -1 ? target.path : target.path.slice(0, q);
   const originOf = target.origin ?? rawOrigin;
   const origin = originOf.endsWith('/') ? originOf.slice(0, -1) : originOf;
-  const family = pathFamilyOf(path);
   const server = serverOf(origin);
+  // Cohere's v1 chat path is too plain to name a family on any host: only on Cohere's own.
+  const family =
+    pathFamilyOf(path) ??
+    (server.knownProvider === 'cohere' && path.endsWith('/v1/chat') ? 'cohere_chat' : undefined);
   const { hostname, port } = server;
   return {
     origin,

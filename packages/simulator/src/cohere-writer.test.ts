@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Cohere, CohereClientV2 } from 'cohere-ai';
-import { cohereWriter } from './cohere-writer.ts';
+import { Cohere, CohereClient, CohereClientV2 } from 'cohere-ai';
+import { cohereV1Writer, cohereWriter } from './cohere-writer.ts';
 import { exampleScript } from './example-script.ts';
 import { assertGolden, GOLDEN_CONTEXT } from './golden-file.test-helper.ts';
 import { type ProviderServer, startProviderServer } from './provider-server.ts';
@@ -141,5 +141,80 @@ describe('cohere writer: the official cohere-ai client reads it', () => {
       assert.equal(error.rawResponse?.headers.get('retry-after'), '3');
       return true;
     });
+  });
+});
+
+describe('cohere v1 writer', () => {
+  const lines = (pieces: string[]) =>
+    pieces
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { event_type: string; is_finished: boolean });
+
+  test('the example script as Cohere’s /v1/chat sends it', () => {
+    assertGolden(
+      'cohere-v1/example.ndjson',
+      cohereV1Writer().render(exampleScript(), GOLDEN_CONTEXT).join(''),
+    );
+  });
+
+  test('one JSON line per event: the plan and the parameters as tool-calls-chunk, whole calls before stream-end', () => {
+    const events = lines(cohereV1Writer().render(exampleScript(), GOLDEN_CONTEXT));
+    const collapsed = events
+      .map((line) => line.event_type)
+      .filter((event, index, all) => event !== all[index - 1]);
+    assert.deepEqual(collapsed, [
+      'stream-start',
+      'tool-calls-chunk',
+      'text-generation',
+      'tool-calls-generation',
+      'stream-end',
+    ]);
+    assert.deepEqual(
+      events.map((line) => line.is_finished),
+      events.map((_, index) => index === events.length - 1),
+      'only stream-end is finished',
+    );
+  });
+
+  test('streams as application/stream+json', () => {
+    assert.equal(cohereV1Writer().streamHeaders(GOLDEN_CONTEXT)['content-type'], 'application/stream+json');
+  });
+
+  test('the official cohere-ai v1 client (CohereClient) streams it and reads it whole', async () => {
+    const server = await startProviderServer({
+      respond: () => exampleScript({ delayMs: 1, headersDelayMs: 1 }),
+    });
+    try {
+      const client = new CohereClient({ token: 'co-dummy', baseUrl: server.url, maxRetries: 0 });
+      const seen: string[] = [];
+      let end: Cohere.StreamedChatResponse.StreamEnd | undefined;
+      for await (const event of await client.chatStream({ model: 'command-sim', message: 'weather?' })) {
+        if (event.eventType === 'text-generation') seen.push(`text:${event.text}`);
+        if (event.eventType === 'tool-calls-chunk') {
+          seen.push(
+            event.toolCallDelta?.parameters ? `args:${event.toolCallDelta.parameters}` : `plan:${event.text}`,
+          );
+        }
+        if (event.eventType === 'stream-end') end = event;
+      }
+      assert.deepEqual(seen, [
+        'plan:The user wants the weather.',
+        'plan: Call the tool.',
+        'args:{"city":"Pa',
+        'args:ris","unit":"celsius"}',
+        'text:It is ',
+        'text:sunny in Paris.',
+      ]);
+      assert.equal(end?.finishReason, 'COMPLETE');
+      assert.deepEqual(end?.response.meta?.tokens, { inputTokens: 42, outputTokens: 17 });
+      assert.deepEqual(end?.response.toolCalls?.[0]?.parameters, { city: 'Paris', unit: 'celsius' });
+      const whole = await client.chat({ model: 'command-sim', message: 'weather?' });
+      assert.equal(whole.text, 'It is sunny in Paris.');
+      assert.equal(server.sends[0]?.request.format, 'cohere-v1', 'routed by its path');
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -9,7 +9,13 @@ import {
 } from './script.ts';
 import { contentOf } from './script-content.ts';
 import { type LineEnding, sseEvent } from './sse.ts';
-import { type HttpReply, retryHeaders, type WireWriter, type WriteContext } from './wire-format.ts';
+import {
+  type HttpReply,
+  retryHeaders,
+  type WireWriter,
+  type WriteContext,
+  wholeCallArguments,
+} from './wire-format.ts';
 
 /**
  * Cohere's Chat API (`POST /v2/chat`, `stream: true`): named events whose JSON repeats the name in
@@ -209,4 +215,122 @@ function messageFor(status: number): string {
     default:
       return status >= 500 ? ERROR_TEXT.internal : 'invalid request';
   }
+}
+
+/**
+ * Cohere's Chat API v1 (`POST /v1/chat`, `stream: true`), as `CohereClient.chatStream` and
+ * LangChain's `ChatCohere` call it: JSON lines (`application/stream+json`), each with an
+ * `event_type`. `stream-start`; `text-generation` per text delta; the tool plan and each tool call's
+ * parameters as `tool-calls-chunk` (`text`, then `tool_call_delta` with the call's `index`, its
+ * `name` on the first fragment and the `parameters` fragment), then the whole calls in
+ * `tool-calls-generation` before the end; `stream-end` last, with the finish reason and the whole
+ * `response` (`text`, `finish_reason`, `tool_calls`, `meta.billed_units` and `meta.tokens`). There
+ * is no thinking in v1: a `reasoning` piece is the tool plan. An in-stream error ends the stream with
+ * `finish_reason: "ERROR"`.
+ */
+export function cohereV1Writer(): WireWriter<string> {
+  return {
+    format: 'cohere-v1',
+    streamHeaders: (context) => ({ 'content-type': 'application/stream+json', 'x-trace-id': context.id }),
+    render: (script, context) =>
+      cohereV1Lines(script, context).map((lines) =>
+        lines.map((line) => `${JSON.stringify(line)}\n`).join(''),
+      ),
+    complete: (script, context) => ({
+      status: 200,
+      headers: { 'content-type': 'application/json', 'x-trace-id': context.id },
+      body: JSON.stringify(
+        cohereV1Response(script, context, COHERE_V1_FINISH[contentOf(script).finish ?? 'stop']),
+      ),
+    }),
+    errorReply: cohereErrorReply,
+  };
+}
+
+const COHERE_V1_FINISH: Readonly<Record<FinishReason, string>> = {
+  stop: 'COMPLETE',
+  tool_calls: 'COMPLETE',
+  length: 'MAX_TOKENS',
+};
+
+function cohereV1Response(script: StreamScript, context: WriteContext, finishReason: string): object {
+  const { blocks } = contentOf(script);
+  const usage = usageOf(scriptUsage(script));
+  let text = '';
+  const toolCalls: object[] = [];
+  for (const block of blocks) {
+    if (block.kind === 'text') text += block.text;
+    if (block.kind === 'tool-call') {
+      toolCalls.push({
+        name: block.name,
+        parameters: wholeCallArguments(block.args, block.call, 'cohere-v1'),
+      });
+    }
+  }
+  return {
+    response_id: `r_${context.id}`,
+    text,
+    generation_id: context.id,
+    chat_history: [],
+    finish_reason: finishReason,
+    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+    meta: { api_version: { version: '1' }, ...usage },
+  };
+}
+
+function cohereV1Lines(script: StreamScript, context: WriteContext): object[][] {
+  const line = (event_type: string, body: object = {}) => ({ is_finished: false, event_type, ...body });
+  const calls = new Map<number, { name: string; args: string }>();
+  let started = false;
+  let ended = false;
+  const start = (): object[] => {
+    if (started) return [];
+    started = true;
+    return [line('stream-start', { generation_id: context.id })];
+  };
+  const end = (finishReason: string): object[] => {
+    if (ended) return [];
+    ended = true;
+    const whole = [...calls.entries()].map(([call, { name, args }]) => ({
+      name,
+      parameters: wholeCallArguments(args, call, 'cohere-v1'),
+    }));
+    const generation = whole.length > 0 ? [line('tool-calls-generation', { tool_calls: whole })] : [];
+    const response = cohereV1Response(script, context, finishReason);
+    return [
+      ...start(),
+      ...generation,
+      { is_finished: true, event_type: 'stream-end', response, finish_reason: finishReason },
+    ];
+  };
+  const write = (piece: Piece): object[] => {
+    switch (piece.kind) {
+      case 'start':
+        return start();
+      case 'reasoning':
+        return [...start(), line('tool-calls-chunk', { text: piece.text })];
+      case 'text':
+        return [...start(), line('text-generation', { text: piece.text })];
+      case 'tool-call': {
+        const open = calls.get(piece.call);
+        calls.set(piece.call, { name: piece.name, args: (open?.args ?? '') + piece.args });
+        const delta =
+          open === undefined
+            ? { index: piece.call, name: piece.name, parameters: piece.args }
+            : { index: piece.call, parameters: piece.args };
+        return [...start(), line('tool-calls-chunk', { tool_call_delta: delta })];
+      }
+      case 'finish':
+        return end(COHERE_V1_FINISH[piece.reason]);
+      case 'error':
+        return end('ERROR');
+      case 'usage':
+      case 'done':
+      case 'heartbeat':
+      case 'reset':
+      case 'hang':
+        return [];
+    }
+  };
+  return script.pieces.map(write);
 }

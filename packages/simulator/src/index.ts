@@ -9,7 +9,7 @@ export {
   bedrockStreamExceptionOf,
 } from './bedrock-errors.ts';
 export { bedrockInvokeWriter } from './bedrock-invoke-writer.ts';
-export { type CohereWriterOptions, cohereErrorReply, cohereWriter } from './cohere-writer.ts';
+export { type CohereWriterOptions, cohereErrorReply, cohereV1Writer, cohereWriter } from './cohere-writer.ts';
 export { type CodedPieces, type Coding, codePieces, negotiateCoding } from './content-coding.ts';
 export { type DueTimer, runAt } from './due-timer.ts';
 export { exampleScript } from './example-script.ts';

@@ -44,6 +44,7 @@ export function routeOf(method: string, url: string): ProviderRoute | undefined 
   if (path.endsWith('/api/chat')) return { format: 'ollama', endpoint: 'chat' };
   if (path.endsWith('/api/generate')) return { format: 'ollama', endpoint: 'generate' };
   if (path.endsWith('/v2/chat')) return { format: 'cohere' };
+  if (path.endsWith('/v1/chat')) return { format: 'cohere-v1' };
   const partner = VERTEX_PARTNER.exec(path);
   if (partner) {
     return {
@@ -92,6 +93,7 @@ export const ENDPOINT_PATHS: Readonly<Record<string, string>> = {
   'ollama-chat': '/api/chat',
   'ollama-generate': '/api/generate',
   cohere: '/v2/chat',
+  'cohere-v1': '/v1/chat',
   'vertex-anthropic':
     '/v1/projects/{project}/locations/{region}/publishers/anthropic/models/{model}:streamRawPredict',
   'vertex-mistral':

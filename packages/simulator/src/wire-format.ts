@@ -12,6 +12,7 @@ export type WireFormat =
   | 'gemini'
   | 'ollama'
   | 'cohere'
+  | 'cohere-v1'
   | 'bedrock-invoke'
   | 'bedrock-converse';
 
@@ -22,6 +23,7 @@ export const WIRE_FORMATS: readonly WireFormat[] = [
   'gemini',
   'ollama',
   'cohere',
+  'cohere-v1',
   'bedrock-invoke',
   'bedrock-converse',
 ];

@@ -1,7 +1,7 @@
 import { anthropicWriter } from './anthropic-writer.ts';
 import { bedrockConverseWriter } from './bedrock-converse-writer.ts';
 import { bedrockInvokeWriter } from './bedrock-invoke-writer.ts';
-import { cohereWriter } from './cohere-writer.ts';
+import { cohereV1Writer, cohereWriter } from './cohere-writer.ts';
 import { geminiWriter } from './gemini-writer.ts';
 import { ollamaWriter } from './ollama-writer.ts';
 import { openaiChatWriter } from './openai-chat-writer.ts';
@@ -17,6 +17,7 @@ export function defaultWriters(): Record<WireFormat, WireWriter> {
     gemini: geminiWriter(),
     ollama: ollamaWriter(),
     cohere: cohereWriter(),
+    'cohere-v1': cohereV1Writer(),
     'bedrock-invoke': bedrockInvokeWriter(),
     'bedrock-converse': bedrockConverseWriter(),
   };

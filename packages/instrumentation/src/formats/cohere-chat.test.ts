@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cohereChat } from './cohere-chat.ts';
-import { countJsonParses, detect, sse } from './testdata/harness.ts';
+import { cohereChat, cohereChatLines } from './cohere-chat.ts';
+import { selectFormat } from './index.ts';
+import { countJsonParses, detect, ndjson, sse } from './testdata/harness.ts';
 
 const named = (type: string, fields: object = {}): [string, object] => [type, { type, ...fields }];
 const content = (body: object) => named('content-delta', { index: 0, delta: { message: { content: body } } });
@@ -121,5 +122,94 @@ describe('cohereChat', () => {
     assert.equal(cohereChat.hasTerminal, true);
     const calls = detect(cohereChat, [sse(content({ text: 'cut' }), named('content-end', { index: 0 }))]);
     assert.deepEqual(calls, ['event', 'output text', 'event']);
+  });
+});
+
+describe('cohereChat as JSON lines', () => {
+  const v1 = (event_type: string, fields: object = {}) => ({ is_finished: false, event_type, ...fields });
+
+  it('is chosen for v1 and for v2 sent as NDJSON, the SSE detector for v2 over SSE, nothing else', () => {
+    assert.equal(selectFormat('/v1/chat', 'application/stream+json'), cohereChatLines);
+    assert.equal(selectFormat('/v2/chat', 'application/x-ndjson'), cohereChatLines);
+    assert.equal(selectFormat('/v2/chat', 'text/event-stream'), cohereChat);
+    assert.equal(selectFormat('/v1/chat', 'text/event-stream')?.name, 'sse', 'v1 is never SSE');
+    assert.equal(selectFormat('/v1/chat', 'application/json'), undefined, 'a whole answer');
+  });
+
+  it('v1: text, the tool plan as reasoning, tool-call parameters, and stream-end with its tokens', () => {
+    const body = ndjson(
+      v1('stream-start', { generation_id: 'g' }),
+      v1('tool-calls-chunk', { tool_call_delta: { index: 0, text: 'I will look.' } }),
+      v1('tool-calls-chunk', { tool_call_delta: { index: 0, name: 'lookup' } }),
+      v1('tool-calls-chunk', { tool_call_delta: { index: 0, parameters: '{"q":' } }),
+      v1('text-generation', { text: 'Found it.' }),
+      {
+        is_finished: true,
+        event_type: 'stream-end',
+        finish_reason: 'COMPLETE',
+        response: {
+          meta: {
+            billed_units: { input_tokens: 3, output_tokens: 5 },
+            tokens: { input_tokens: 70, output_tokens: 5 },
+          },
+        },
+      },
+    );
+    assert.deepEqual(detect(cohereChatLines, [body]), [
+      'event',
+      'event',
+      'output reasoning',
+      'event',
+      'event',
+      'output tool_call',
+      'event',
+      'output text',
+      'event',
+      'usage 70 5',
+      'terminal',
+    ]);
+  });
+
+  it('v1: whole tool calls count as a tool call; an ERROR_TOXIC finish is an error of that type', () => {
+    const body = ndjson(
+      v1('tool-calls-generation', { text: '', tool_calls: [{ name: 'lookup', parameters: {} }] }),
+      { is_finished: true, event_type: 'stream-end', finish_reason: 'ERROR_TOXIC', response: {} },
+    );
+    assert.deepEqual(detect(cohereChatLines, [body]), [
+      'event',
+      'output tool_call',
+      'event',
+      'streamError error_toxic',
+      'terminal',
+    ]);
+  });
+
+  it('after the first text, parses only the line that ends the stream', () => {
+    const body = ndjson(
+      v1('text-generation', { text: 'a' }),
+      ...Array.from({ length: 20 }, () => v1('text-generation', { text: 'more' })),
+      { is_finished: true, event_type: 'stream-end', finish_reason: 'COMPLETE', response: {} },
+    );
+    assert.equal(
+      countJsonParses(() => detect(cohereChatLines, [body])),
+      2,
+    );
+  });
+
+  it('v2 objects one per line are read as over SSE', () => {
+    const body = ndjson(
+      { type: 'content-delta', index: 0, delta: { message: { content: { thinking: 'hm' } } } },
+      { type: 'content-delta', index: 0, delta: { message: { content: { text: 'Hi' } } } },
+      { type: 'message-end', delta: { finish_reason: 'TIMEOUT' } },
+    );
+    assert.deepEqual(detect(cohereChatLines, [body]), [
+      'event',
+      'output reasoning',
+      'event',
+      'output text',
+      'event',
+      'streamError timeout',
+      'terminal',
+    ]);
   });
 });

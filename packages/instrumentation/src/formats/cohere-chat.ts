@@ -1,15 +1,27 @@
+import type { Buffer } from 'node:buffer';
 import type { OutputKind } from '../names.ts';
-import { isNonEmptyString, type JsonObject, objectAt, parseObject } from './json-scan.ts';
+import {
+  arrayAt,
+  isNonEmptyString,
+  type JsonObject,
+  jsonKeys,
+  objectAt,
+  parseObject,
+  scanKeys,
+} from './json-scan.ts';
+import { createNdjsonParser } from './ndjson-parser.ts';
 import { createSseParser } from './sse-parser.ts';
 import type { Format } from './stream-observer.ts';
 import { createStreamReport, type StreamReport } from './stream-report.ts';
 
 /**
- * Cohere's own Chat API (`POST /v2/chat` with `"stream": true`), as `cohere-ai`'s `chatStream`,
- * `@ai-sdk/cohere` and `@langchain/cohere` call it: named events (`event: content-delta` +
- * `data: {"type":"content-delta", …}`). The event name decides, so most events are never parsed; a
- * server that leaves the names out gets the same answers from the data's `type`.
+ * Cohere's own Chat API, as `cohere-ai`, `@ai-sdk/cohere` and `@langchain/cohere` call it. One
+ * detector reads both versions, over SSE or as JSON lines.
  *
+ * v2 (`POST /v2/chat` with `"stream": true`): named events (`event: content-delta` + `data:
+ * {"type":"content-delta", …}`) when the client asks for `text/event-stream`, as `cohere-ai`'s
+ * `chatStream` does; the same objects one per line when it comes as NDJSON. The event name decides
+ * (the data's `type` without one), so most events are never parsed.
  * - text: a non-empty `delta.message.content.text` of `content-delta` (or of `content-start`).
  * - reasoning: a non-empty `delta.message.content.thinking` (reasoning models), and the tool plan
  *   a model writes before calling tools (`tool-plan-delta`, `delta.message.tool_plan`): the model
@@ -21,6 +33,17 @@ import { createStreamReport, type StreamReport } from './stream-report.ts';
  *   when those are missing). A `finish_reason` of `ERROR` or `TIMEOUT` is an in-stream error of
  *   that type (lowercased); its `delta.error` text is never read.
  * - errors: an `error` event, typed by its `code` or nested `error.type` (`untyped` without).
+ *
+ * v1 (`POST /v1/chat`, as `CohereClient.chatStream` and LangChain's `ChatCohere` call it): JSON lines,
+ * each with an `event_type`.
+ * - text: a non-empty `text` of `text-generation`.
+ * - reasoning: the tool plan, a non-empty `text` of `tool-calls-chunk` (or of its `tool_call_delta`)
+ *   or of `tool-calls-generation`.
+ * - tool_call: a non-empty `tool_call_delta.parameters` of `tool-calls-chunk`, or the whole
+ *   `tool_calls` of `tool-calls-generation`.
+ * - terminal: `stream-end`, with `response.meta.tokens` (else `billed_units`); a `finish_reason` of
+ *   `ERROR`, `ERROR_TOXIC` or `ERROR_LIMIT` is an in-stream error of that type (lowercased). The
+ *   whole answer and the conversation it carries are parsed once and never read.
  */
 
 const CONTENT_KINDS: ReadonlyArray<readonly [string, OutputKind]> = [
@@ -29,7 +52,7 @@ const CONTENT_KINDS: ReadonlyArray<readonly [string, OutputKind]> = [
 ];
 
 /** `finish_reason`s that end a generation that failed, not one that stopped. */
-const FAILED_FINISH = new Set(['ERROR', 'TIMEOUT']);
+const FAILED_FINISH = new Set(['ERROR', 'TIMEOUT', 'ERROR_TOXIC', 'ERROR_LIMIT']);
 
 function message(body: JsonObject | undefined): JsonObject | undefined {
   return objectAt(objectAt(body, 'delta'), 'message');
@@ -46,13 +69,11 @@ function readToolCall(body: JsonObject | undefined, report: StreamReport): void 
   if (isNonEmptyString(objectAt(call, 'function')?.arguments)) report.output('tool_call');
 }
 
-function readEnd(body: JsonObject | undefined, report: StreamReport): void {
-  const delta = objectAt(body, 'delta');
-  const usage = objectAt(delta, 'usage');
+/** The usage (`tokens`, else `billed_units`), a failed finish, and the terminal event. */
+function readEnd(finishReason: unknown, usage: JsonObject | undefined, report: StreamReport): void {
   const counts = objectAt(usage, 'tokens') ?? objectAt(usage, 'billed_units');
   if (counts !== undefined) report.usage(counts.input_tokens, counts.output_tokens);
-  const reason = delta?.finish_reason;
-  if (typeof reason === 'string' && FAILED_FINISH.has(reason)) report.streamError(reason);
+  if (typeof finishReason === 'string' && FAILED_FINISH.has(finishReason)) report.streamError(finishReason);
   report.terminal();
 }
 
@@ -60,6 +81,88 @@ function errorEventType(body: JsonObject | undefined): unknown {
   if (body === undefined) return undefined;
   const nested = objectAt(body, 'error');
   return body.code ?? nested?.code ?? nested?.type;
+}
+
+/**
+ * One v2 event of type `type`, its JSON `buffer[start, end)` (`body` when parsed already). Returns
+ * false for a type v2 does not have.
+ */
+function readV2Event(
+  type: string,
+  parsed: JsonObject | undefined,
+  buffer: Buffer,
+  start: number,
+  end: number,
+  report: StreamReport,
+): boolean {
+  const body = () => parsed ?? parseObject(buffer, start, end);
+  switch (type) {
+    case 'content-delta':
+    case 'content-start':
+      if (!report.has('text')) readContent(body(), report); // text is the last milestone
+      return true;
+    case 'tool-plan-delta':
+      if (!report.has('reasoning') && isNonEmptyString(message(body())?.tool_plan)) {
+        report.output('reasoning');
+      }
+      return true;
+    case 'tool-call-delta':
+    case 'tool-call-start':
+      if (!report.has('tool_call')) readToolCall(body(), report);
+      return true;
+    case 'message-end': {
+      const delta = objectAt(body(), 'delta');
+      readEnd(delta?.finish_reason, objectAt(delta, 'usage'), report);
+      return true;
+    }
+    case 'error':
+      report.streamError(errorEventType(body()));
+      return true;
+    case 'message-start':
+    case 'content-end':
+    case 'tool-call-end':
+    case 'citation-start':
+    case 'citation-end':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** One v1 line, parsed, of `event_type` `type`. */
+function readV1Event(type: string, body: JsonObject, report: StreamReport): void {
+  switch (type) {
+    case 'text-generation':
+      if (isNonEmptyString(body.text)) report.output('text');
+      return;
+    case 'tool-calls-chunk': {
+      const delta = objectAt(body, 'tool_call_delta');
+      if (isNonEmptyString(body.text) || isNonEmptyString(delta?.text)) report.output('reasoning');
+      if (isNonEmptyString(delta?.parameters)) report.output('tool_call');
+      return;
+    }
+    case 'tool-calls-generation':
+      if (isNonEmptyString(body.text)) report.output('reasoning');
+      if ((arrayAt(body, 'tool_calls')?.length ?? 0) > 0) report.output('tool_call');
+      return;
+    case 'stream-end': {
+      const response = objectAt(body, 'response');
+      readEnd(body.finish_reason ?? response?.finish_reason, objectAt(response, 'meta'), report);
+      return;
+    }
+  }
+}
+
+/** A parsed object of either version, by its `type` (v2) or its `event_type` (v1). */
+function readObject(
+  body: JsonObject,
+  buffer: Buffer,
+  start: number,
+  end: number,
+  report: StreamReport,
+): void {
+  if (typeof body.type === 'string' && readV2Event(body.type, body, buffer, start, end, report)) return;
+  if (typeof body.event_type === 'string') readV1Event(body.event_type, body, report);
 }
 
 export const cohereChat: Format = {
@@ -74,42 +177,46 @@ export const cohereChat: Format = {
           if (start === end && !event.incomplete) return;
           report.event();
           if (event.incomplete) return;
-          let body: JsonObject | undefined;
-          let type = event.type;
-          if (type === 'message') {
-            body = parseObject(buffer, start, end);
-            if (body === undefined || typeof body.type !== 'string') return;
-            type = body.type;
-          }
-          switch (type) {
-            case 'content-delta':
-            case 'content-start':
-              if (report.has('text')) return; // the last milestone: nothing here matters after it
-              readContent(body ?? parseObject(buffer, start, end), report);
-              return;
-            case 'tool-plan-delta':
-              if (report.has('reasoning')) return;
-              if (isNonEmptyString(message(body ?? parseObject(buffer, start, end))?.tool_plan)) {
-                report.output('reasoning');
-              }
-              return;
-            case 'tool-call-delta':
-            case 'tool-call-start':
-              if (report.has('tool_call')) return;
-              readToolCall(body ?? parseObject(buffer, start, end), report);
-              return;
-            case 'message-end':
-              readEnd(body ?? parseObject(buffer, start, end), report);
-              return;
-            case 'error':
-              report.streamError(errorEventType(body ?? parseObject(buffer, start, end)));
-              return;
-          }
+          if (event.type !== 'message' && readV2Event(event.type, undefined, buffer, start, end, report))
+            return;
+          // An unnamed event (a proxy that drops the names), or a name v2 does not have: its data decides.
+          const body = parseObject(buffer, start, end);
+          if (body !== undefined) readObject(body, buffer, start, end, report);
         },
         onIssue: () => report.oversizedLine(),
       },
       options,
     );
     return { feed: parser.feed, end: parser.reset };
+  },
+};
+
+// After the first text, a line matters only if it ends the stream or reports an error: these
+// values (or the `error` key) are found in its bytes without parsing the lines of text between.
+const LINE_TOKENS = jsonKeys([], ['message-end', 'stream-end', 'error']);
+const AFTER_TEXT = LINE_TOKENS.mask('message-end', 'stream-end', 'error');
+
+/** The same API as JSON lines: v1 always, v2 when the client asks for JSON. Named `cohere_chat` too. */
+export const cohereChatLines: Format = {
+  name: 'cohere_chat',
+  hasTerminal: true,
+  createDetector(observer, options) {
+    const report = createStreamReport(observer);
+    const parser = createNdjsonParser(
+      {
+        onRecord(buffer, start, end) {
+          report.event();
+          if (report.has('text') && !scanKeys(buffer, start, end, LINE_TOKENS, AFTER_TEXT)) return;
+          const body = parseObject(buffer, start, end);
+          if (body !== undefined) readObject(body, buffer, start, end, report);
+        },
+        onIssue() {
+          report.event(); // the skipped line was a record
+          report.oversizedLine();
+        },
+      },
+      options,
+    );
+    return { feed: parser.feed, end: parser.end };
   },
 };

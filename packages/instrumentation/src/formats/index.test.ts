@@ -38,6 +38,8 @@ describe('selectFormat', () => {
   it('falls back to the generic SSE or NDJSON format for other paths', () => {
     assert.equal(nameOf('/v2/generate_stream', SSE), 'sse');
     assert.equal(nameOf('/stream', 'application/jsonl'), 'ndjson');
+    assert.equal(nameOf('/stream', 'application/stream+json'), 'ndjson');
+    assert.equal(nameOf('/stream', 'application/x-jsonlines; charset=utf-8'), 'ndjson');
     assert.equal(nameOf('/stream', 'application/ndjson'), 'ndjson');
   });
 

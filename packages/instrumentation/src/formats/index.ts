@@ -1,7 +1,7 @@
 import { bedrockOperationOf, vertexPartnerOf } from '../request-identity.ts';
 import { anthropicMessages } from './anthropic-messages.ts';
 import { bedrockConverse, bedrockInvoke, genericEventStream } from './bedrock.ts';
-import { cohereChat } from './cohere-chat.ts';
+import { cohereChat, cohereChatLines } from './cohere-chat.ts';
 import { gemini } from './gemini.ts';
 import { genericNdjson, genericSse } from './generic.ts';
 import { ollama } from './ollama.ts';
@@ -45,6 +45,7 @@ function framingOf(contentType: string | undefined): Framing | undefined {
     case 'application/x-ndjson':
     case 'application/ndjson':
     case 'application/jsonl':
+    case 'application/stream+json':
     case 'application/x-jsonlines':
       return 'ndjson';
     case 'application/vnd.amazon.eventstream':
@@ -60,7 +61,6 @@ function formatOfPath(path: string): Format | undefined {
   if (path.endsWith('/v1/messages')) return anthropicMessages;
   if (path.endsWith(':streamGenerateContent')) return gemini;
   if (path.endsWith('/api/chat') || path.endsWith('/api/generate')) return ollama;
-  if (path.endsWith('/v2/chat')) return cohereChat;
   // `/v1/responses`, and `/v1/responses/{id}` read again with `stream=true`.
   if (path.endsWith('/responses') || /\/responses\/[^/]+$/.test(path)) return openaiResponses;
   // Vertex AI's partner models (`…/publishers/anthropic/models/{model}:streamRawPredict`).
@@ -93,11 +93,11 @@ const FRAMING_OF_FORMAT: Readonly<Record<FormatName, Framing>> = {
  * when the response is not a stream.
  *
  * The content type says whether it is a stream at all, and its framing: `text/event-stream` (SSE),
- * `application/x-ndjson` / `application/jsonl` (NDJSON), `application/vnd.amazon.eventstream` (AWS
+ * `application/x-ndjson` / `application/jsonl` / `application/stream+json` (NDJSON), `application/vnd.amazon.eventstream` (AWS
  * event streams). A response without one of those — a
  * non-streaming `application/json` answer, or no content type — is not a stream. Then the path names
  * the provider format (`/chat/completions`, `/responses`, `/v1/messages`, `:streamGenerateContent`,
- * `/api/chat`, `/api/generate`, Cohere's `/v2/chat`, Vertex AI's `/publishers/{anthropic|mistralai}/models/…:streamRawPredict`,
+ * `/api/chat`, `/api/generate`, Cohere's `/v2/chat` (SSE or NDJSON) and `/v1/chat` (NDJSON), Vertex AI's `/publishers/{anthropic|mistralai}/models/…:streamRawPredict`,
  * Bedrock's `/model/{model}/converse-stream` and `/invoke-with-response-stream`)
  * when its framing matches; otherwise the generic SSE, NDJSON or event-stream format
  * still measures the first event and the end. Only the path is read: anything from a `?` on is cut
@@ -109,6 +109,11 @@ export function selectFormat(path: string, contentType: string | undefined): For
   const query = path.search(/[?#]/);
   let bare = query === -1 ? path : path.slice(0, query);
   if (bare.length > 1 && bare.endsWith('/')) bare = bare.slice(0, -1);
+  // Cohere's Chat API comes over SSE (v2, asked for `text/event-stream`) or as JSON lines (v1; v2
+  // asked for JSON), one detector for both.
+  if (bare.endsWith('/v2/chat') && framing !== 'eventstream')
+    return framing === 'sse' ? cohereChat : cohereChatLines;
+  if (bare.endsWith('/v1/chat') && framing === 'ndjson') return cohereChatLines;
   const format = formatOfPath(bare);
   if (format !== undefined && FRAMING_OF_FORMAT[format.name] === framing) return format;
   return framing === 'sse' ? genericSse : framing === 'ndjson' ? genericNdjson : genericEventStream;
