@@ -10,6 +10,7 @@ import {
   scanKeys,
 } from './json-scan.ts';
 import { createNdjsonParser } from './ndjson-parser.ts';
+import { errorEventType } from './openai-responses.ts';
 import { createSseParser } from './sse-parser.ts';
 import type { Format } from './stream-observer.ts';
 import { createStreamReport, type StreamReport } from './stream-report.ts';
@@ -75,12 +76,6 @@ function readEnd(finishReason: unknown, usage: JsonObject | undefined, report: S
   if (counts !== undefined) report.usage(counts.input_tokens, counts.output_tokens);
   if (typeof finishReason === 'string' && FAILED_FINISH.has(finishReason)) report.streamError(finishReason);
   report.terminal();
-}
-
-function errorEventType(body: JsonObject | undefined): unknown {
-  if (body === undefined) return undefined;
-  const nested = objectAt(body, 'error');
-  return body.code ?? nested?.code ?? nested?.type;
 }
 
 /**

@@ -93,11 +93,12 @@ const FRAMING_OF_FORMAT: Readonly<Record<FormatName, Framing>> = {
  * when the response is not a stream.
  *
  * The content type says whether it is a stream at all, and its framing: `text/event-stream` (SSE),
- * `application/x-ndjson` / `application/jsonl` / `application/stream+json` (NDJSON), `application/vnd.amazon.eventstream` (AWS
- * event streams). A response without one of those — a
+ * `application/x-ndjson` / `application/jsonl` / `application/stream+json` (NDJSON),
+ * `application/vnd.amazon.eventstream` (AWS event streams). A response without one of those — a
  * non-streaming `application/json` answer, or no content type — is not a stream. Then the path names
  * the provider format (`/chat/completions`, `/responses`, `/v1/messages`, `:streamGenerateContent`,
- * `/api/chat`, `/api/generate`, Cohere's `/v2/chat` (SSE or NDJSON) and `/v1/chat` (NDJSON), Vertex AI's `/publishers/{anthropic|mistralai}/models/…:streamRawPredict`,
+ * `/api/chat`, `/api/generate`, Cohere's `/v2/chat` (SSE or NDJSON) and `/v1/chat` (NDJSON),
+ * Vertex AI's `/publishers/{anthropic|mistralai}/models/…:streamRawPredict`,
  * Bedrock's `/model/{model}/converse-stream` and `/invoke-with-response-stream`)
  * when its framing matches; otherwise the generic SSE, NDJSON or event-stream format
  * still measures the first event and the end. Only the path is read: anything from a `?` on is cut

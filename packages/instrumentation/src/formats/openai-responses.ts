@@ -33,7 +33,9 @@ const OUTPUT_DELTAS: ReadonlyMap<string, OutputKind> = new Map<string, OutputKin
   ['response.code_interpreter_call_code.delta', 'tool_call'],
 ]);
 
-function errorEventType(body: JsonObject): unknown {
+/** An `error` event's type: its `code`, else a nested `error.code` or `error.type` (Cohere's too). */
+export function errorEventType(body: JsonObject | undefined): unknown {
+  if (body === undefined) return undefined;
   const nested = objectAt(body, 'error');
   return body.code ?? nested?.code ?? nested?.type;
 }
@@ -78,7 +80,7 @@ export const openaiResponses: Format = {
             }
             case 'error': {
               body ??= parseObject(buffer, start, end);
-              report.streamError(body === undefined ? undefined : errorEventType(body));
+              report.streamError(errorEventType(body));
               return;
             }
           }
