@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { detectFormat, endpointOf, PROBE_PROMPT, providerRequest } from './provider-request.ts';
+import {
+  detectFormat,
+  endpointOf,
+  PROBE_PROMPT,
+  PROVIDER_FORMATS,
+  providerRequest,
+} from './provider-request.ts';
 
 const url = (s: string) => new URL(s);
 
@@ -26,6 +32,10 @@ describe('provider requests', () => {
       ],
       ['ollama', 'http://127.0.0.1:11434', 'http://127.0.0.1:11434/api/chat'],
       ['ollama', 'http://127.0.0.1:11434/api', 'http://127.0.0.1:11434/api/chat'],
+      ['cohere', 'https://api.cohere.com', 'https://api.cohere.com/v2/chat'],
+      ['cohere', 'https://api.cohere.com/v2', 'https://api.cohere.com/v2/chat'],
+      ['cohere', 'https://api.cohere.com/v2/chat', 'https://api.cohere.com/v2/chat'],
+      ['cohere', 'http://127.0.0.1:8080/lane-a', 'http://127.0.0.1:8080/lane-a/v2/chat'],
     ];
     for (const [format, base, expected] of cases) {
       assert.equal(endpointOf(format, url(base), 'g-1').toString(), expected, `${format} ${base}`);
@@ -33,7 +43,7 @@ describe('provider requests', () => {
   });
 
   it('sends keys in headers only, never in the URL', () => {
-    for (const format of ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'ollama'] as const) {
+    for (const format of PROVIDER_FORMATS) {
       const request = providerRequest(format, url('http://127.0.0.1:1/v1'), {
         model: 'm',
         apiKey: 'KEY-123',
@@ -54,7 +64,7 @@ describe('provider requests', () => {
   });
 
   it('asks every format for a stream', () => {
-    for (const format of ['openai-chat', 'openai-responses', 'anthropic', 'ollama'] as const) {
+    for (const format of PROVIDER_FORMATS.filter((f) => f !== 'gemini')) {
       const body = JSON.parse(providerRequest(format, url('http://h/v1'), { model: 'm' }).init.body);
       assert.equal(body.stream, true, format);
     }
@@ -72,6 +82,11 @@ describe('provider requests', () => {
     assert.equal(detectFormat(url('http://10.0.0.1:8000/v1')), 'openai-chat');
     assert.equal(detectFormat(url('http://h/v1/responses')), 'openai-responses');
     assert.equal(detectFormat(url('http://h/v1/messages')), 'anthropic');
+    assert.equal(detectFormat(url('https://api.cohere.com')), 'cohere');
+    assert.equal(detectFormat(url('https://api.cohere.ai/v2')), 'cohere');
+    assert.equal(detectFormat(url('http://h/v2/chat')), 'cohere');
+    // Cohere's OpenAI-compatible API is Chat Completions.
+    assert.equal(detectFormat(url('https://api.cohere.ai/compatibility/v1')), 'openai-chat');
     assert.equal(detectFormat(url('http://h:9000')), undefined);
   });
 });

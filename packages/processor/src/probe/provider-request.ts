@@ -4,7 +4,14 @@
  * response is never read here (the instrumentation measures it, the caller discards it).
  */
 
-export const PROVIDER_FORMATS = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'ollama'] as const;
+export const PROVIDER_FORMATS = [
+  'openai-chat',
+  'openai-responses',
+  'anthropic',
+  'gemini',
+  'ollama',
+  'cohere',
+] as const;
 export type ProviderFormat = (typeof PROVIDER_FORMATS)[number];
 
 export function isProviderFormat(value: string): value is ProviderFormat {
@@ -33,12 +40,14 @@ const ENDPOINT_SUFFIX: Readonly<Record<ProviderFormat, { version: string; path: 
   anthropic: { version: '/v1', path: '/messages' },
   gemini: { version: '/v1beta', path: '/models/{model}:streamGenerateContent' },
   ollama: { version: '', path: '/api/chat' },
+  cohere: { version: '/v2', path: '/chat' },
 };
 
 /**
  * The endpoint for a base URL: `https://api.openai.com/v1` → `…/v1/chat/completions`; a bare origin
  * gets the format's usual version segment (`http://127.0.0.1:8000` → `…/v1/chat/completions`,
- * `https://api.anthropic.com` → `…/v1/messages`); a base that already names the endpoint is kept.
+ * `https://api.anthropic.com` → `…/v1/messages`); a base that already names the endpoint is kept. Cohere's
+ * version is added to any base that does not end in it, as its clients do.
  */
 export function endpointOf(format: ProviderFormat, base: URL, model: string): URL {
   const { version, path } = ENDPOINT_SUFFIX[format];
@@ -48,6 +57,8 @@ export function endpointOf(format: ProviderFormat, base: URL, model: string): UR
   if (format === 'ollama') basePath = basePath.replace(/\/api(\/(chat|generate))?$/, '');
   else if (basePath.endsWith(path)) basePath = basePath.slice(0, -path.length);
   if (basePath === '' && version !== '') basePath = version;
+  // Cohere's clients take a base without the version (`https://api.cohere.com`) and add it.
+  else if (format === 'cohere' && !basePath.endsWith(version)) basePath += version;
   const url = new URL(base.origin);
   url.pathname = `${basePath}${endpoint}`;
   // Gemini streams SSE only with alt=sse; its key goes in a header, never in the query.
@@ -88,6 +99,10 @@ export function providerRequest(
       if (apiKey) headers.authorization = `Bearer ${apiKey}`;
       body = { model, stream: true, messages };
       break;
+    case 'cohere':
+      if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+      body = { model, stream: true, messages };
+      break;
   }
   return {
     url: endpointOf(format, base, model),
@@ -103,6 +118,9 @@ export function detectFormat(base: URL): ProviderFormat | undefined {
   const host = base.hostname.toLowerCase();
   const path = base.pathname.replace(/\/+$/, '');
   if (path.endsWith('/chat/completions')) return 'openai-chat';
+  if (path.endsWith('/v2/chat')) return 'cohere';
+  // Cohere's hosts also serve an OpenAI-compatible API under /compatibility/v1.
+  if (/(^|\.)cohere\.(com|ai)$/.test(host) && !path.startsWith('/compatibility')) return 'cohere';
   if (path.endsWith('/responses')) return 'openai-responses';
   if (path.endsWith('/messages') || host === 'api.anthropic.com' || host.endsWith('.anthropic.com'))
     return 'anthropic';
