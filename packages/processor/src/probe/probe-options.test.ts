@@ -53,6 +53,9 @@ describe('lanewatch probe options', () => {
       'GEMINI_API_KEY',
       'GOOGLE_API_KEY',
     ]);
+    const cohere = ['--base-url', 'https://api.cohere.com', ...base];
+    assert.equal(parseProbeOptions(cohere, { COHERE_API_KEY: 'k' }).apiKey, 'k');
+    assert.equal(parseProbeOptions(cohere, {}).format, 'cohere');
   });
 
   it('says what to fix, and never echoes a URL that may hold a secret', () => {

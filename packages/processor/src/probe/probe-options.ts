@@ -80,6 +80,8 @@ const PROVIDER_KEY_VARIABLES: ReadonlyArray<readonly [RegExp, readonly string[]]
   [/(^|\.)api\.deepseek\.com$/, ['DEEPSEEK_API_KEY']],
   [/(^|\.)api\.together\.xyz$/, ['TOGETHER_API_KEY']],
   [/(^|\.)ollama\.com$/, ['OLLAMA_API_KEY']],
+  // cohere-ai's clients read CO_API_KEY, LangChain's ChatCohere COHERE_API_KEY.
+  [/(^|\.)api\.cohere\.(com|ai)$/, ['CO_API_KEY', 'COHERE_API_KEY']],
 ];
 
 export function providerKeyVariables(host: string): readonly string[] {
