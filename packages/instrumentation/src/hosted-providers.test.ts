@@ -4,12 +4,14 @@
 // and Nova on Amazon Bedrock (`…/model/{model}/invoke-with-response-stream`, `…/converse-stream`, in
 // AWS event streams), and the provider each cloud's host names; and the lane names such models give.
 import assert from 'node:assert/strict';
+import type { LookupAddress, LookupOptions } from 'node:dns';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
 import AnthropicBedrock from '@anthropic-ai/bedrock-sdk';
 import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
 import { type ProviderServer, type StreamScript, startProviderServer } from '@lanewatch/simulator';
 import { AzureOpenAI } from 'openai';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { exportedText, type Harness, startHarness } from '../test/harness.ts';
 import { selectFormat } from './formats/index.ts';
 import { LaneConfigError, LaneMap } from './lane-map.ts';
@@ -315,6 +317,55 @@ describe(`hosted models through their official clients (Node ${process.version})
     assert.ok((a['lanewatch.first_text_ms'] as number) > (a['lanewatch.first_output_ms'] as number));
     assert.equal(a['gen_ai.usage.input_tokens'], 17);
     assert.equal(a['gen_ai.usage.output_tokens'], 9);
+  });
+
+  it("Cohere's v1 chat asked for SSE: read by its detector on Cohere's host, as plain SSE on another", async () => {
+    // api.cohere.com, resolved to the local server: the host is what names Cohere's v1 path.
+    const { port } = new URL(server.url);
+    const toLoopback = new Agent({
+      connect: {
+        lookup: (
+          _host: string,
+          options: LookupOptions,
+          done: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+        ) => (options.all ? done(null, [{ address: '127.0.0.1', family: 4 }]) : done(null, '127.0.0.1', 4)),
+      },
+    });
+    const call = async (origin: string) => {
+      const res = await undiciFetch(`${origin}/v1/chat`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${CANARY}`,
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+        },
+        body: JSON.stringify({ model: 'command-r', message: `question ${CANARY}`, stream: true }),
+        dispatcher: toLoopback,
+      });
+      assert.equal(res.headers.get('content-type'), 'text/event-stream');
+      await res.text();
+      return onlySpan();
+    };
+    try {
+      const cohere = await call(`http://api.cohere.com:${port}`);
+      assert.equal(cohere['lanewatch.format'], 'cohere_chat');
+      assert.equal(cohere['gen_ai.provider.name'], 'cohere');
+      assert.equal(cohere['lanewatch.outcome'], 'ok');
+      assert.equal(cohere['lanewatch.output.kind'], 'reasoning', 'the tool plan comes first');
+      assert.ok(
+        (cohere['lanewatch.first_text_ms'] as number) > (cohere['lanewatch.first_output_ms'] as number),
+      );
+      assert.equal(cohere['gen_ai.usage.input_tokens'], 17);
+      assert.equal(cohere['gen_ai.usage.output_tokens'], 9);
+      h.reset();
+      const other = await call(`http://chat.example.test:${port}`);
+      assert.equal(other['lanewatch.format'], 'sse');
+      assert.equal(other['lanewatch.outcome'], 'ok');
+      assert.equal(other['lanewatch.first_text_ms'], undefined, 'an unknown API: first event and end');
+      assert.equal(typeof other['lanewatch.first_chunk_ms'], 'number');
+    } finally {
+      await toLoopback.close();
+    }
   });
 
   it('Mistral on Vertex AI: Chat Completions read at :streamRawPredict', async () => {

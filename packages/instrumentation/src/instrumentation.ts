@@ -546,7 +546,7 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     let byType = this.#formats.get(endpoint);
     const known = byType?.get(contentType);
     if (known !== undefined) return known ?? undefined;
-    const format = selectFormat(endpoint.path, contentType);
+    const format = selectFormat(endpoint.path, contentType, endpoint.family);
     if (byType === undefined) {
       byType = new Map();
       this.#formats.set(endpoint, byType);

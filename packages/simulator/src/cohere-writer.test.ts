@@ -182,6 +182,48 @@ describe('cohere v1 writer', () => {
     assert.equal(cohereV1Writer().streamHeaders(GOLDEN_CONTEXT)['content-type'], 'application/stream+json');
   });
 
+  test('asked for text/event-stream, sends the same objects as server-sent events named by event_type', () => {
+    const sse = { ...GOLDEN_CONTEXT, acceptsEventStream: true };
+    assert.equal(cohereV1Writer().streamHeaders(sse)['content-type'], 'text/event-stream');
+    const pieces = cohereV1Writer().render(exampleScript(), sse);
+    assertGolden('cohere-v1/example.sse', pieces.join(''));
+    const events = parseSse(pieces.join(''));
+    const asLines = lines(cohereV1Writer().render(exampleScript(), GOLDEN_CONTEXT));
+    assert.deepEqual(
+      events.map((event) => JSON.parse(event.data ?? '{}')),
+      asLines,
+    );
+    assert.deepEqual(
+      events.map((event) => event.event),
+      asLines.map((line) => line.event_type),
+    );
+  });
+
+  test('the server answers /v1/chat in SSE when the request accepts text/event-stream, JSON lines otherwise', async () => {
+    const server = await startProviderServer({
+      respond: () => exampleScript({ delayMs: 0, headersDelayMs: 0 }),
+    });
+    try {
+      const ask = (accept: string) =>
+        fetch(`${server.url}/v1/chat`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept },
+          body: JSON.stringify({ model: 'command-sim', message: 'weather?', stream: true }),
+        });
+      for (const accept of ['text/event-stream', 'application/json, Text/Event-Stream; q=0.9']) {
+        const response = await ask(accept);
+        assert.equal(response.headers.get('content-type'), 'text/event-stream', accept);
+        const events = parseSse(await response.text());
+        assert.equal(events.at(-1)?.event, 'stream-end', accept);
+      }
+      const lined = await ask('application/json');
+      assert.equal(lined.headers.get('content-type'), 'application/stream+json');
+      assert.equal(lines([await lined.text()]).at(-1)?.event_type, 'stream-end');
+    } finally {
+      await server.close();
+    }
+  });
+
   test('the official cohere-ai v1 client (CohereClient) streams it and reads it whole', async () => {
     const server = await startProviderServer({
       respond: () => exampleScript({ delayMs: 1, headersDelayMs: 1 }),

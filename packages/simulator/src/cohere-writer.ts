@@ -220,7 +220,8 @@ function messageFor(status: number): string {
 /**
  * Cohere's Chat API v1 (`POST /v1/chat`, `stream: true`), as `CohereClient.chatStream` and
  * LangChain's `ChatCohere` call it: JSON lines (`application/stream+json`), each with an
- * `event_type`. `stream-start`; `text-generation` per text delta; the tool plan and each tool call's
+ * `event_type`; asked for `text/event-stream` (`Accept`), the same objects as server-sent events
+ * named by their `event_type`. `stream-start`; `text-generation` per text delta; the tool plan and each tool call's
  * parameters as `tool-calls-chunk` (`text`, then `tool_call_delta` with the call's `index`, its
  * `name` on the first fragment and the `parameters` fragment), then the whole calls in
  * `tool-calls-generation` before the end; `stream-end` last, with the finish reason and the whole
@@ -231,10 +232,19 @@ function messageFor(status: number): string {
 export function cohereV1Writer(): WireWriter<string> {
   return {
     format: 'cohere-v1',
-    streamHeaders: (context) => ({ 'content-type': 'application/stream+json', 'x-trace-id': context.id }),
+    streamHeaders: (context): Record<string, string> =>
+      context.acceptsEventStream
+        ? { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-trace-id': context.id }
+        : { 'content-type': 'application/stream+json', 'x-trace-id': context.id },
     render: (script, context) =>
       cohereV1Lines(script, context).map((lines) =>
-        lines.map((line) => `${JSON.stringify(line)}\n`).join(''),
+        lines
+          .map((line) =>
+            context.acceptsEventStream
+              ? sseEvent(JSON.stringify(line), '\n', line.event_type)
+              : `${JSON.stringify(line)}\n`,
+          )
+          .join(''),
       ),
     complete: (script, context) => ({
       status: 200,
@@ -278,17 +288,26 @@ function cohereV1Response(script: StreamScript, context: WriteContext, finishRea
   };
 }
 
-function cohereV1Lines(script: StreamScript, context: WriteContext): object[][] {
-  const line = (event_type: string, body: object = {}) => ({ is_finished: false, event_type, ...body });
+interface CohereV1Line {
+  readonly event_type: string;
+  readonly [field: string]: unknown;
+}
+
+function cohereV1Lines(script: StreamScript, context: WriteContext): CohereV1Line[][] {
+  const line = (event_type: string, body: object = {}): CohereV1Line => ({
+    is_finished: false,
+    event_type,
+    ...body,
+  });
   const calls = new Map<number, { name: string; args: string }>();
   let started = false;
   let ended = false;
-  const start = (): object[] => {
+  const start = (): CohereV1Line[] => {
     if (started) return [];
     started = true;
     return [line('stream-start', { generation_id: context.id })];
   };
-  const end = (finishReason: string): object[] => {
+  const end = (finishReason: string): CohereV1Line[] => {
     if (ended) return [];
     ended = true;
     const whole = [...calls.entries()].map(([call, { name, args }]) => ({
@@ -303,7 +322,7 @@ function cohereV1Lines(script: StreamScript, context: WriteContext): object[][] 
       { is_finished: true, event_type: 'stream-end', response, finish_reason: finishReason },
     ];
   };
-  const write = (piece: Piece): object[] => {
+  const write = (piece: Piece): CohereV1Line[] => {
     switch (piece.kind) {
       case 'start':
         return start();

@@ -227,6 +227,7 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
           id: script.kind === 'stream' && script.id !== undefined ? script.id : `sim${request.index}`,
           includeUsage: request.includeUsage,
           ...(request.endpoint ? { endpoint: request.endpoint } : {}),
+          ...(acceptsEventStream(req.headers.accept) ? { acceptsEventStream: true } : {}),
         };
         // Rendered before anything is sent, so a script the format cannot carry fails as a whole.
         const rendered: WirePiece[] =
@@ -488,4 +489,10 @@ function simulatorError(exchange: Exchange, status: number, message: string): vo
 
 function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/** Whether an `Accept` header names `text/event-stream` (with any parameters, any case). */
+function acceptsEventStream(accept: string | undefined): boolean {
+  const ranges = accept?.split(',') ?? [];
+  return ranges.some((range) => range.split(';')[0]?.trim().toLowerCase() === 'text/event-stream');
 }

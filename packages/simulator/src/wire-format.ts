@@ -51,6 +51,11 @@ export interface WriteContext {
   readonly includeUsage: boolean;
   /** Ollama: `/api/chat` or `/api/generate`. */
   readonly endpoint?: 'chat' | 'generate';
+  /**
+   * The request's `Accept` named `text/event-stream`. Cohere's v1 chat then streams server-sent
+   * events instead of JSON lines; the other formats have one framing and ignore it.
+   */
+  readonly acceptsEventStream?: boolean;
 }
 
 export interface HttpReply {

@@ -128,12 +128,14 @@ describe('cohereChat', () => {
 describe('cohereChat as JSON lines', () => {
   const v1 = (event_type: string, fields: object = {}) => ({ is_finished: false, event_type, ...fields });
 
-  it('is chosen for v1 and for v2 sent as NDJSON, the SSE detector for v2 over SSE, nothing else', () => {
+  it('is chosen for v1 and for v2 sent as NDJSON, the SSE detector for v2 and for v1 on Cohere over SSE', () => {
     assert.equal(selectFormat('/v1/chat', 'application/stream+json'), cohereChatLines);
     assert.equal(selectFormat('/v2/chat', 'application/x-ndjson'), cohereChatLines);
     assert.equal(selectFormat('/v2/chat', 'text/event-stream'), cohereChat);
-    assert.equal(selectFormat('/v1/chat', 'text/event-stream')?.name, 'sse', 'v1 is never SSE');
-    assert.equal(selectFormat('/v1/chat', 'application/json'), undefined, 'a whole answer');
+    // v1 streams SSE when asked for it; `/v1/chat` SSE elsewhere is some other chat server's.
+    assert.equal(selectFormat('/v1/chat', 'text/event-stream', 'cohere_chat'), cohereChat);
+    assert.equal(selectFormat('/v1/chat', 'text/event-stream')?.name, 'sse', 'not on another host');
+    assert.equal(selectFormat('/v1/chat', 'application/json', 'cohere_chat'), undefined, 'a whole answer');
   });
 
   it('v1: text, the tool plan as reasoning, tool-call parameters, and stream-end with its tokens', () => {

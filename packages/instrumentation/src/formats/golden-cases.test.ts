@@ -64,10 +64,10 @@ describe('golden cases', () => {
   for (const golden of CASES) {
     describe(golden.name, () => {
       // The detector its path and content type select (a format may come in more than one framing).
-      const format = selectFormat(golden.path, golden.contentType) ?? FORMATS[golden.format];
+      const format = selectFormat(golden.path, golden.contentType, golden.family) ?? FORMATS[golden.format];
 
       it(`is selected as ${golden.format} from its path and content type`, () => {
-        assert.equal(selectFormat(golden.path, golden.contentType)?.name, golden.format);
+        assert.equal(selectFormat(golden.path, golden.contentType, golden.family)?.name, golden.format);
       });
 
       it('gives the expected calls fed whole and byte by byte, with LF, CRLF and CR', () => {

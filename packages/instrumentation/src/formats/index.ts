@@ -1,4 +1,4 @@
-import { bedrockOperationOf, vertexPartnerOf } from '../request-identity.ts';
+import { bedrockOperationOf, type PathFamily, vertexPartnerOf } from '../request-identity.ts';
 import { anthropicMessages } from './anthropic-messages.ts';
 import { bedrockConverse, bedrockInvoke, genericEventStream } from './bedrock.ts';
 import { cohereChat, cohereChatLines } from './cohere-chat.ts';
@@ -97,24 +97,32 @@ const FRAMING_OF_FORMAT: Readonly<Record<FormatName, Framing>> = {
  * `application/vnd.amazon.eventstream` (AWS event streams). A response without one of those — a
  * non-streaming `application/json` answer, or no content type — is not a stream. Then the path names
  * the provider format (`/chat/completions`, `/responses`, `/v1/messages`, `:streamGenerateContent`,
- * `/api/chat`, `/api/generate`, Cohere's `/v2/chat` (SSE or NDJSON) and `/v1/chat` (NDJSON),
+ * `/api/chat`, `/api/generate`, Cohere's `/v2/chat` (SSE or NDJSON) and `/v1/chat` (NDJSON; SSE too
+ * when `family` is `cohere_chat`, the request having gone to Cohere's own host),
  * Vertex AI's `/publishers/{anthropic|mistralai}/models/…:streamRawPredict`,
  * Bedrock's `/model/{model}/converse-stream` and `/invoke-with-response-stream`)
  * when its framing matches; otherwise the generic SSE, NDJSON or event-stream format
  * still measures the first event and the end. Only the path is read: anything from a `?` on is cut
  * off first, since query strings can carry API keys.
  */
-export function selectFormat(path: string, contentType: string | undefined): Format | undefined {
+export function selectFormat(
+  path: string,
+  contentType: string | undefined,
+  family?: PathFamily,
+): Format | undefined {
   const framing = framingOf(contentType);
   if (framing === undefined) return undefined;
   const query = path.search(/[?#]/);
   let bare = query === -1 ? path : path.slice(0, query);
   if (bare.length > 1 && bare.endsWith('/')) bare = bare.slice(0, -1);
-  // Cohere's Chat API comes over SSE (v2, asked for `text/event-stream`) or as JSON lines (v1; v2
-  // asked for JSON), one detector for both.
+  // Cohere's Chat API comes over SSE (v2; v1 asked for `text/event-stream`) or as JSON lines (v1;
+  // v2 asked for JSON), one detector for both. `/v1/chat` is a plain path: JSON lines there are
+  // Cohere's on any host, SSE only on Cohere's own (its family), since many chat servers stream
+  // SSE at that path.
   if (bare.endsWith('/v2/chat') && framing !== 'eventstream')
     return framing === 'sse' ? cohereChat : cohereChatLines;
   if (bare.endsWith('/v1/chat') && framing === 'ndjson') return cohereChatLines;
+  if (bare.endsWith('/v1/chat') && framing === 'sse' && family === 'cohere_chat') return cohereChat;
   const format = formatOfPath(bare);
   if (format !== undefined && FRAMING_OF_FORMAT[format.name] === framing) return format;
   return framing === 'sse' ? genericSse : framing === 'ndjson' ? genericNdjson : genericEventStream;

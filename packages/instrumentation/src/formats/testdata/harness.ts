@@ -5,12 +5,15 @@ import { Buffer } from 'node:buffer';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventStreamCodec } from '@smithy/core/event-streams';
+import type { PathFamily } from '../../request-identity.ts';
 import type { DetectorOptions, Format, FormatName, StreamObserver } from '../stream-observer.ts';
 
 export interface GoldenCase {
   readonly name: string;
   readonly path: string;
   readonly contentType: string;
+  /** The family the request's host and path gave, where the path alone does not decide. */
+  readonly family?: PathFamily;
   readonly format: FormatName;
   /**
    * The body with `{{SECRET}}` where the provider would put text, reasoning, arguments or a message.
@@ -36,6 +39,7 @@ export function loadGoldenCases(): GoldenCase[] {
       const meta = JSON.parse(readFileSync(join(dir, 'case.json'), 'utf8')) as {
         path: string;
         contentType: string;
+        family?: PathFamily;
         format: FormatName;
       };
       return {
