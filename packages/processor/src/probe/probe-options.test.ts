@@ -56,6 +56,9 @@ describe('lanewatch probe options', () => {
     const cohere = ['--base-url', 'https://api.cohere.com', ...base];
     assert.equal(parseProbeOptions(cohere, { COHERE_API_KEY: 'k' }).apiKey, 'k');
     assert.equal(parseProbeOptions(cohere, {}).format, 'cohere');
+    const bedrock = ['--base-url', 'https://bedrock-runtime.us-east-1.amazonaws.com', ...base];
+    assert.equal(parseProbeOptions(bedrock, { AWS_BEARER_TOKEN_BEDROCK: 'b' }).apiKey, 'b');
+    assert.equal(parseProbeOptions(bedrock, {}).format, 'bedrock-converse');
   });
 
   it('says what to fix, and never echoes a URL that may hold a secret', () => {

@@ -82,6 +82,8 @@ const PROVIDER_KEY_VARIABLES: ReadonlyArray<readonly [RegExp, readonly string[]]
   [/(^|\.)ollama\.com$/, ['OLLAMA_API_KEY']],
   // cohere-ai's clients read CO_API_KEY, LangChain's ChatCohere COHERE_API_KEY.
   [/(^|\.)api\.cohere\.(com|ai)$/, ['CO_API_KEY', 'COHERE_API_KEY']],
+  // An Amazon Bedrock API key, as the AWS SDKs read it.
+  [/^bedrock-runtime(-fips)?\.[a-z0-9-]+\.amazonaws\.com$/, ['AWS_BEARER_TOKEN_BEDROCK']],
 ];
 
 export function providerKeyVariables(host: string): readonly string[] {

@@ -36,6 +36,16 @@ describe('provider requests', () => {
       ['cohere', 'https://api.cohere.com/v2', 'https://api.cohere.com/v2/chat'],
       ['cohere', 'https://api.cohere.com/v2/chat', 'https://api.cohere.com/v2/chat'],
       ['cohere', 'http://127.0.0.1:8080/lane-a', 'http://127.0.0.1:8080/lane-a/v2/chat'],
+      [
+        'bedrock-converse',
+        'https://bedrock-runtime.us-east-1.amazonaws.com',
+        'https://bedrock-runtime.us-east-1.amazonaws.com/model/g-1/converse-stream',
+      ],
+      [
+        'bedrock-converse',
+        'https://bedrock-runtime.us-east-1.amazonaws.com/model/other/converse-stream',
+        'https://bedrock-runtime.us-east-1.amazonaws.com/model/g-1/converse-stream',
+      ],
     ];
     for (const [format, base, expected] of cases) {
       assert.equal(endpointOf(format, url(base), 'g-1').toString(), expected, `${format} ${base}`);
@@ -64,7 +74,7 @@ describe('provider requests', () => {
   });
 
   it('asks every format for a stream', () => {
-    for (const format of PROVIDER_FORMATS.filter((f) => f !== 'gemini')) {
+    for (const format of PROVIDER_FORMATS.filter((f) => f !== 'gemini' && f !== 'bedrock-converse')) {
       const body = JSON.parse(providerRequest(format, url('http://h/v1'), { model: 'm' }).init.body);
       assert.equal(body.stream, true, format);
     }
@@ -72,6 +82,21 @@ describe('provider requests', () => {
       providerRequest('gemini', url('http://h'), { model: 'm' }).url.pathname,
       /:streamGenerateContent$/,
     );
+    // Bedrock streams by its operation; a model id's `:` is percent-encoded, as the AWS SDKs send it.
+    const bedrock = providerRequest(
+      'bedrock-converse',
+      url('https://bedrock-runtime.us-east-1.amazonaws.com'),
+      {
+        model: 'us.anthropic.claude-haiku-4-5-20251001-v1:0',
+      },
+    );
+    assert.equal(
+      bedrock.url.pathname,
+      '/model/us.anthropic.claude-haiku-4-5-20251001-v1%3A0/converse-stream',
+    );
+    assert.deepEqual(JSON.parse(bedrock.init.body), {
+      messages: [{ role: 'user', content: [{ text: PROBE_PROMPT }] }],
+    });
   });
 
   it('detects the format from the host, port or path, and says nothing when nothing tells', () => {
@@ -87,6 +112,13 @@ describe('provider requests', () => {
     assert.equal(detectFormat(url('http://h/v2/chat')), 'cohere');
     // Cohere's OpenAI-compatible API is Chat Completions.
     assert.equal(detectFormat(url('https://api.cohere.ai/compatibility/v1')), 'openai-chat');
+    assert.equal(detectFormat(url('https://bedrock-runtime.eu-west-1.amazonaws.com')), 'bedrock-converse');
+    assert.equal(detectFormat(url('http://h/model/m/converse-stream')), 'bedrock-converse');
+    // Bedrock's OpenAI-compatible API is Chat Completions.
+    assert.equal(
+      detectFormat(url('https://bedrock-runtime.us-west-2.amazonaws.com/openai/v1')),
+      'openai-chat',
+    );
     assert.equal(detectFormat(url('http://h:9000')), undefined);
   });
 });

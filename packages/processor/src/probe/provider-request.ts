@@ -11,6 +11,7 @@ export const PROVIDER_FORMATS = [
   'gemini',
   'ollama',
   'cohere',
+  'bedrock-converse',
 ] as const;
 export type ProviderFormat = (typeof PROVIDER_FORMATS)[number];
 
@@ -41,19 +42,22 @@ const ENDPOINT_SUFFIX: Readonly<Record<ProviderFormat, { version: string; path: 
   gemini: { version: '/v1beta', path: '/models/{model}:streamGenerateContent' },
   ollama: { version: '', path: '/api/chat' },
   cohere: { version: '/v2', path: '/chat' },
+  'bedrock-converse': { version: '', path: '/model/{model}/converse-stream' },
 };
 
 /**
  * The endpoint for a base URL: `https://api.openai.com/v1` → `…/v1/chat/completions`; a bare origin
  * gets the format's usual version segment (`http://127.0.0.1:8000` → `…/v1/chat/completions`,
  * `https://api.anthropic.com` → `…/v1/messages`); a base that already names the endpoint is kept. Cohere's
- * version is added to any base that does not end in it, as its clients do.
+ * version is added to any base that does not end in it, as its clients do. Gemini's and Bedrock's
+ * paths name the model: a base that names another one gets `model`'s.
  */
 export function endpointOf(format: ProviderFormat, base: URL, model: string): URL {
   const { version, path } = ENDPOINT_SUFFIX[format];
   const endpoint = path.replace('{model}', encodeURIComponent(model));
   let basePath = base.pathname.replace(/\/+$/, '');
   if (format === 'gemini') basePath = basePath.replace(/\/models\/[^/]*$/, '');
+  if (format === 'bedrock-converse') basePath = basePath.replace(/\/model\/[^/]+(\/converse-stream)?$/, '');
   if (format === 'ollama') basePath = basePath.replace(/\/api(\/(chat|generate))?$/, '');
   else if (basePath.endsWith(path)) basePath = basePath.slice(0, -path.length);
   if (basePath === '' && version !== '') basePath = version;
@@ -103,6 +107,12 @@ export function providerRequest(
       if (apiKey) headers.authorization = `Bearer ${apiKey}`;
       body = { model, stream: true, messages };
       break;
+    case 'bedrock-converse':
+      // An Amazon Bedrock API key (a bearer token); requests signed with AWS credentials are not made here.
+      headers.accept = 'application/vnd.amazon.eventstream';
+      if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+      body = { messages: [{ role: 'user', content: [{ text: prompt }] }] };
+      break;
   }
   return {
     url: endpointOf(format, base, model),
@@ -118,6 +128,10 @@ export function detectFormat(base: URL): ProviderFormat | undefined {
   const host = base.hostname.toLowerCase();
   const path = base.pathname.replace(/\/+$/, '');
   if (path.endsWith('/chat/completions')) return 'openai-chat';
+  // Bedrock's runtime also serves an OpenAI-compatible API under /openai/v1.
+  const bedrockHost = /^bedrock-runtime(-fips)?\.[a-z0-9-]+\.amazonaws\.com$/.test(host);
+  if (path.endsWith('/converse-stream') || (bedrockHost && !path.startsWith('/openai')))
+    return 'bedrock-converse';
   if (path.endsWith('/v2/chat')) return 'cohere';
   // Cohere's hosts also serve an OpenAI-compatible API under /compatibility/v1.
   if (/(^|\.)cohere\.(com|ai)$/.test(host) && !path.startsWith('/compatibility')) return 'cohere';
