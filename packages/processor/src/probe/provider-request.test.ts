@@ -35,6 +35,7 @@ describe('provider requests', () => {
       ['cohere', 'https://api.cohere.com', 'https://api.cohere.com/v2/chat'],
       ['cohere', 'https://api.cohere.com/v2', 'https://api.cohere.com/v2/chat'],
       ['cohere', 'https://api.cohere.com/v2/chat', 'https://api.cohere.com/v2/chat'],
+      ['cohere', 'https://api.cohere.com/v1', 'https://api.cohere.com/v2/chat'],
       ['cohere', 'http://127.0.0.1:8080/lane-a', 'http://127.0.0.1:8080/lane-a/v2/chat'],
       [
         'bedrock-converse',

@@ -48,9 +48,9 @@ const ENDPOINT_SUFFIX: Readonly<Record<ProviderFormat, { version: string; path: 
 /**
  * The endpoint for a base URL: `https://api.openai.com/v1` → `…/v1/chat/completions`; a bare origin
  * gets the format's usual version segment (`http://127.0.0.1:8000` → `…/v1/chat/completions`,
- * `https://api.anthropic.com` → `…/v1/messages`); a base that already names the endpoint is kept. Cohere's
- * version is added to any base that does not end in it, as its clients do. Gemini's and Bedrock's
- * paths name the model: a base that names another one gets `model`'s.
+ * `https://api.anthropic.com` → `…/v1/messages`); a base that already names the endpoint is kept.
+ * Cohere's version is added to any base that does not end in it, as its clients do (in place of
+ * v1's). Gemini's and Bedrock's paths name the model: a base that names another one gets `model`'s.
  */
 export function endpointOf(format: ProviderFormat, base: URL, model: string): URL {
   const { version, path } = ENDPOINT_SUFFIX[format];
@@ -61,8 +61,9 @@ export function endpointOf(format: ProviderFormat, base: URL, model: string): UR
   if (format === 'ollama') basePath = basePath.replace(/\/api(\/(chat|generate))?$/, '');
   else if (basePath.endsWith(path)) basePath = basePath.slice(0, -path.length);
   if (basePath === '' && version !== '') basePath = version;
-  // Cohere's clients take a base without the version (`https://api.cohere.com`) and add it.
-  else if (format === 'cohere' && !basePath.endsWith(version)) basePath += version;
+  // Cohere's clients take a base without the version (`https://api.cohere.com`) and add it; a base
+  // that ends in v1's version gets v2's, the API the probe speaks.
+  else if (format === 'cohere') basePath = `${basePath.replace(/\/v[12]$/, '')}${version}`;
   const url = new URL(base.origin);
   url.pathname = `${basePath}${endpoint}`;
   // Gemini streams SSE only with alt=sse; its key goes in a header, never in the query.
