@@ -1,4 +1,5 @@
 import type { CliContext, Command } from '../cli/cli-context.ts';
+import { bedrockRegionOf } from './aws-signing.ts';
 import { type ProbeOptions, parseProbeOptions, probeHelp } from './probe-options.ts';
 import { probeTable, summarizeCalls } from './probe-stats.ts';
 import { endpointOf } from './provider-request.ts';
@@ -23,9 +24,16 @@ function failureLine(run: ProbeRun, options: ProbeOptions, endpoint: URL): strin
   const end = run.end;
   switch (end.kind) {
     case 'auth': {
+      if (options.awsSigning !== undefined) {
+        return `${shown(endpoint)} answered ${end.status}: the request signed with the credentials of AWS_ACCESS_KEY_ID was refused; check them, and that they may call this model in ${options.awsSigning.region} — or set AWS_BEARER_TOKEN_BEDROCK to a Bedrock API key. Not retried.`;
+      }
       const variables = options.keyVariables.join(' or ');
       const what = options.apiKey === undefined ? 'no API key was sent' : 'the API key was refused';
-      return `${shown(endpoint)} answered ${end.status}: ${what}; set ${variables} (or --api-key) to a key valid for ${options.base.host}. Not retried.`;
+      const aws =
+        options.apiKey === undefined && bedrockRegionOf(options.base.hostname) !== undefined
+          ? ' Or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) for signed requests.'
+          : '';
+      return `${shown(endpoint)} answered ${end.status}: ${what}; set ${variables} (or --api-key) to a key valid for ${options.base.host}. Not retried.${aws}`;
     }
     case 'unreachable':
       return end.errorType === 'bad_port'

@@ -59,6 +59,12 @@ describe('lanewatch probe options', () => {
     const bedrock = ['--base-url', 'https://bedrock-runtime.us-east-1.amazonaws.com', ...base];
     assert.equal(parseProbeOptions(bedrock, { AWS_BEARER_TOKEN_BEDROCK: 'b' }).apiKey, 'b');
     assert.equal(parseProbeOptions(bedrock, {}).format, 'bedrock-converse');
+    // Without a Bedrock API key, AWS credentials sign the calls — on Bedrock's own hosts only.
+    const aws = { AWS_ACCESS_KEY_ID: 'AKID', AWS_SECRET_ACCESS_KEY: 'secret' };
+    assert.equal(parseProbeOptions(bedrock, aws).awsSigning?.region, 'us-east-1');
+    assert.equal(parseProbeOptions(bedrock, { ...aws, AWS_BEARER_TOKEN_BEDROCK: 'b' }).awsSigning, undefined);
+    const elsewhere = ['--base-url', 'http://127.0.0.1:9000', '--format', 'bedrock-converse', ...base];
+    assert.equal(parseProbeOptions(elsewhere, aws).awsSigning, undefined);
   });
 
   it('says what to fix, and never echoes a URL that may hold a secret', () => {

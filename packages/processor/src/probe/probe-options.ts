@@ -1,5 +1,6 @@
 import { isLaneName, LANE_NAME_RULE } from '@lanewatch/instrumentation/names';
 import { UsageError } from '../cli/usage-error.ts';
+import { type AwsSigning, awsSigningFor } from './aws-signing.ts';
 import { countOf, type FlagSpec, parseFlags, secondsOf } from './command-flags.ts';
 import { detectFormat, isProviderFormat, PROVIDER_FORMATS, type ProviderFormat } from './provider-request.ts';
 
@@ -11,6 +12,11 @@ export interface ProbeOptions {
   readonly formatSource: 'flag' | 'url' | 'assumed';
   readonly model: string;
   readonly apiKey: string | undefined;
+  /**
+   * Bedrock without an API key: AWS credentials from the standard variables, to sign each call
+   * (Bedrock's runtime hosts only).
+   */
+  readonly awsSigning: AwsSigning | undefined;
   /** The variables that would hold the key, for the message on a 401/403. */
   readonly keyVariables: readonly string[];
   readonly samples: number;
@@ -197,6 +203,9 @@ export function parseProbeOptions(
     }
   }
 
+  const awsSigning =
+    apiKey === undefined && format === 'bedrock-converse' ? awsSigningFor(base, env) : undefined;
+
   const lane = value('--lane');
   if (lane && !isLaneName(lane.raw)) {
     throw new UsageError(`${lane.source} must be ${LANE_NAME_RULE}, got ${JSON.stringify(lane.raw)}`);
@@ -214,6 +223,7 @@ export function parseProbeOptions(
     formatSource,
     model: model.raw.trim(),
     apiKey,
+    awsSigning,
     keyVariables,
     samples: samples ? countOf(samples.raw, samples.source) : 50,
     intervalS: interval ? secondsOf(interval.raw, interval.source, { allowZero: true }) : 1,

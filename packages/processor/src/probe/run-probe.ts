@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { signForBedrock } from './aws-signing.ts';
 import { backoffMs, DEFAULT_BACKOFF, retryAfterMs } from './backoff.ts';
 import type { InstrumentedClient, MeasuredCall } from './instrumented-client.ts';
 import type { ProbeOptions } from './probe-options.ts';
@@ -81,7 +82,8 @@ export async function runProbe(
   async function oneCall(attempt: number): Promise<{ call: MeasuredCall; answer: Answer | undefined }> {
     const timeout = AbortSignal.timeout(options.timeoutS * 1000);
     const { result, measured } = client.call(async (): Promise<Answer> => {
-      const response = await fetch(request.url, { ...request.init, signal: timeout });
+      const { url, init } = options.awsSigning ? await signForBedrock(request, options.awsSigning) : request;
+      const response = await fetch(url, { ...init, signal: timeout });
       if (response.body) for await (const _ of response.body) void _;
       return { status: response.status, headers: response.headers };
     }, attempt);
