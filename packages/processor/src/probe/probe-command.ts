@@ -20,7 +20,8 @@ function formatNote(options: ProbeOptions): string {
   return `${options.format}, assumed: --format to change`;
 }
 
-function failureLine(run: ProbeRun, options: ProbeOptions, endpoint: URL): string | undefined {
+/** The one line that says why a probe stopped early and what to fix; `undefined` when it did not. */
+export function failureLine(run: ProbeRun, options: ProbeOptions, endpoint: URL): string | undefined {
   const end = run.end;
   switch (end.kind) {
     case 'auth': {
