@@ -10,11 +10,12 @@ export interface AwsSigning {
   readonly sessionToken: string | undefined;
 }
 
-const BEDROCK_RUNTIME = /^bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com$/;
+/** Amazon Bedrock's runtime hosts, the region captured. */
+export const BEDROCK_RUNTIME_HOST = /^bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com$/;
 
 /** The region of a Bedrock runtime host (`bedrock-runtime.us-east-1.amazonaws.com` → `us-east-1`). */
 export function bedrockRegionOf(hostname: string): string | undefined {
-  return BEDROCK_RUNTIME.exec(hostname.toLowerCase())?.[1];
+  return BEDROCK_RUNTIME_HOST.exec(hostname.toLowerCase())?.[1];
 }
 
 /**

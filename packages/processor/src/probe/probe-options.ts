@@ -1,6 +1,6 @@
 import { isLaneName, LANE_NAME_RULE } from '@lanewatch/instrumentation/names';
 import { UsageError } from '../cli/usage-error.ts';
-import { type AwsSigning, awsSigningFor } from './aws-signing.ts';
+import { type AwsSigning, awsSigningFor, BEDROCK_RUNTIME_HOST } from './aws-signing.ts';
 import { countOf, type FlagSpec, parseFlags, secondsOf } from './command-flags.ts';
 import { detectFormat, isProviderFormat, PROVIDER_FORMATS, type ProviderFormat } from './provider-request.ts';
 
@@ -89,7 +89,7 @@ const PROVIDER_KEY_VARIABLES: ReadonlyArray<readonly [RegExp, readonly string[]]
   // cohere-ai's clients read CO_API_KEY, LangChain's ChatCohere COHERE_API_KEY.
   [/(^|\.)api\.cohere\.(com|ai)$/, ['CO_API_KEY', 'COHERE_API_KEY']],
   // An Amazon Bedrock API key, as the AWS SDKs read it.
-  [/^bedrock-runtime(-fips)?\.[a-z0-9-]+\.amazonaws\.com$/, ['AWS_BEARER_TOKEN_BEDROCK']],
+  [BEDROCK_RUNTIME_HOST, ['AWS_BEARER_TOKEN_BEDROCK']],
 ];
 
 export function providerKeyVariables(host: string): readonly string[] {

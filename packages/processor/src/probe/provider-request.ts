@@ -4,6 +4,8 @@
  * response is never read here (the instrumentation measures it, the caller discards it).
  */
 
+import { bedrockRegionOf } from './aws-signing.ts';
+
 export const PROVIDER_FORMATS = [
   'openai-chat',
   'openai-responses',
@@ -130,7 +132,7 @@ export function detectFormat(base: URL): ProviderFormat | undefined {
   const path = base.pathname.replace(/\/+$/, '');
   if (path.endsWith('/chat/completions')) return 'openai-chat';
   // Bedrock's runtime also serves an OpenAI-compatible API under /openai/v1.
-  const bedrockHost = /^bedrock-runtime(-fips)?\.[a-z0-9-]+\.amazonaws\.com$/.test(host);
+  const bedrockHost = bedrockRegionOf(host) !== undefined;
   if (path.endsWith('/converse-stream') || (bedrockHost && !path.startsWith('/openai')))
     return 'bedrock-converse';
   if (path.endsWith('/v2/chat')) return 'cohere';
