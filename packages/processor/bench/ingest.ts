@@ -23,7 +23,7 @@ import {
   exportRequestProtobuf,
   type FixtureMetric,
   type FixturePoint,
-} from '../src/otlp/request-fixture.ts';
+} from '../src/otlp/request-fixture.test-helper.ts';
 
 const TARGET_POINTS_PER_SECOND = 50_000;
 const BUCKETS = 160;

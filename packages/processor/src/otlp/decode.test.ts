@@ -5,7 +5,11 @@ import { lognormalSamples } from '../histogram/random-samples.ts';
 import { OtlpDecodeError } from './decode-error.ts';
 import { decodeJsonRequest } from './decode-json.ts';
 import { decodeProtobufRequest } from './decode-protobuf.ts';
-import { exportRequestJson, exportRequestProtobuf, type FixtureMetric } from './request-fixture.ts';
+import {
+  exportRequestJson,
+  exportRequestProtobuf,
+  type FixtureMetric,
+} from './request-fixture.test-helper.ts';
 
 const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);
 const lane = { 'lanewatch.lane': 'fast', 'lanewatch.outcome': 'ok' };

@@ -8,7 +8,7 @@ import { histogramOf } from '../histogram/exponential-histogram.ts';
 import type { MetricsBatch } from './histogram-point.ts';
 import { createMetricsHandler, type IngestResult } from './metrics-handler.ts';
 import { exportMetricsServiceResponse, rpcStatus } from './otlp-schema.ts';
-import { exportRequestJson, exportRequestProtobuf } from './request-fixture.ts';
+import { exportRequestJson, exportRequestProtobuf } from './request-fixture.test-helper.ts';
 
 const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);
 const request = exportRequestJson([

@@ -1,7 +1,7 @@
 // Writes the inputs of the golden scenarios (run from the repo root:
 // `node --conditions=lanewatch-source packages/processor/src/aggregation/testdata/generate.ts`), then
 // `UPDATE_GOLDEN=1` on golden.test.ts writes the expected observations, to be reviewed by hand.
-// The requests have the exact shape the OpenTelemetry JS JSON exporter sends (see request-fixture.ts).
+// The requests have the exact shape the OpenTelemetry JS JSON exporter sends (see request-fixture.test-helper.ts).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,7 +13,11 @@ import {
   recordValue,
 } from '../../histogram/exponential-histogram.ts';
 import { lognormalSamples, paretoSamples } from '../../histogram/random-samples.ts';
-import { exportRequestJson, type FixtureAttributes, type FixtureMetric } from '../../otlp/request-fixture.ts';
+import {
+  exportRequestJson,
+  type FixtureAttributes,
+  type FixtureMetric,
+} from '../../otlp/request-fixture.test-helper.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);
