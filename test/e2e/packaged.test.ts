@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { MILESTONE_QUANTILE_KEY, MILESTONES } from '@lanewatch/instrumentation/names';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { freePort, type ManagedProcess, startProcess, waitUntilReady } from '../stack/index.ts';
 import { repoRoot } from '../stack/repo-script.ts';
@@ -126,9 +127,7 @@ describe('the packages as npm installs them', { timeout: 15 * 60_000 }, () => {
         }
       }
       const unwanted = pkg.files.filter((path) =>
-        /\.test(-helper)?\.[cm]?[jt]s|\/testdata\/|^bench\/|^test\/|\.tsbuildinfo$|request-fixture/.test(
-          path,
-        ),
+        /\.test(-helper)?\.[cm]?[jt]s|\/testdata\/|^bench\/|^test\/|\.tsbuildinfo$/.test(path),
       );
       assert.deepEqual(unwanted, [], `${pkg.name} ships files only its tests use`);
     }
@@ -155,14 +154,27 @@ describe('the packages as npm installs them', { timeout: 15 * 60_000 }, () => {
       project,
       5 * 60_000,
     );
-    const installed = JSON.parse(await readFile(join(project, 'package.json'), 'utf8')) as {
-      dependencies: Record<string, string>;
-    };
-    assert.deepEqual(Object.keys(installed.dependencies).sort(), [
-      '@lanewatch/instrumentation',
-      '@lanewatch/processor',
-      '@lanewatch/simulator',
-    ]);
+    // Every entry point loads from the installed files, with only the packages' own dependencies.
+    const entries = PACKAGES.flatMap((name) => {
+      const pkg = packed.get(name);
+      const subpaths = Object.keys((pkg?.manifest.exports ?? {}) as Record<string, unknown>);
+      return subpaths
+        .filter((subpath) => !subpath.endsWith('.json'))
+        .map((subpath) => `${pkg?.name}${subpath.slice(1)}`)
+        .filter((entry) => !entry.endsWith('/register')); // starts an SDK: the next test runs it
+    });
+    const loaded = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `for (const entry of ${JSON.stringify(entries)}) { const url = import.meta.resolve(entry); await import(entry); console.log(url); }`,
+      ],
+      { cwd: project, timeout: 60_000 },
+    );
+    const urls = loaded.stdout.trim().split('\n');
+    assert.equal(urls.length, entries.length, loaded.stderr);
+    for (const url of urls) assert.match(url, /\/project\/node_modules\/@lanewatch\/[a-z]+\/dist\//);
   });
 
   test('an app under --require (Node 24) and one under --import (Node 22.15) reach lanewatch serve; a service reads the hints and admits a job', {
@@ -293,13 +305,7 @@ await reader.close();
     const record = seen.lane;
     assert.ok(record);
     assert.equal(record.state, 'healthy');
-    for (const milestone of [
-      'time_to_headers',
-      'time_to_first_chunk',
-      'time_to_first_output',
-      'time_to_first_text',
-      'duration',
-    ]) {
+    for (const milestone of MILESTONES.map((name) => MILESTONE_QUANTILE_KEY[name])) {
       const quantiles = record.quantiles[milestone];
       assert.ok(quantiles !== undefined && quantiles.p50 > 0, `${milestone}: ${JSON.stringify(quantiles)}`);
     }
