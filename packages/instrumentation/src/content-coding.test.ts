@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import diagnosticsChannel from 'node:diagnostics_channel';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it, mock } from 'node:test';
 import zlib from 'node:zlib';
 import fc from 'fast-check';
 import OpenAI from 'openai';
@@ -25,6 +25,7 @@ import {
   contentCodingOf,
   DecodingDetector,
   type DecodingSink,
+  GROUP_MS,
   MAX_DECODER_BACKLOG,
 } from './content-coding.ts';
 import type { StreamDetector } from './formats/index.ts';
@@ -195,21 +196,49 @@ describe('DecodingDetector: what reaches the format detector', () => {
     }
   });
 
-  it('a burst that arrives while the decoder is busy is one write, stamped with its last chunk’s arrival', async () => {
+  /**
+   * Feeds the chat stream's six gzip pieces in one tick (the decoder is busy with the first while
+   * the rest come) with the clock reading `clock[i]` as piece i arrives: how the waiting pieces are
+   * grouped into writes depends on those instants alone, not on how fast this machine runs the loop.
+   */
+  async function burst(clock: readonly number[]) {
     const { pieces, inner, d } = await gzipDetector();
-    const fedAt: number[] = [];
-    for (const piece of pieces) {
-      fedAt.push(performance.now());
-      d.feed(Buffer.from(piece.bytes)); // all in one tick: the first is decoding while the rest come
+    let now = 0;
+    const clockMock = mock.method(performance, 'now', () => now);
+    try {
+      for (const [i, piece] of pieces.entries()) {
+        now = clock[i] as number;
+        d.feed(Buffer.from(piece.bytes));
+      }
+    } finally {
+      clockMock.mock.restore();
     }
-    const lastFed = performance.now();
     await closed(d);
     assert.equal(inner.text(), plainText);
-    const stamps = [...new Set(inner.fed.map((f) => f.arrivedAt as number))];
-    assert.equal(stamps.length, 2, 'the first chunk, then the five that came while it was decoded');
-    assert.ok((stamps[0] as number) >= (fedAt[0] as number) && (stamps[0] as number) <= (fedAt[1] as number));
-    assert.ok((stamps[1] as number) >= (fedAt[5] as number), 'never before its last chunk arrived');
-    assert.ok((stamps[1] as number) <= lastFed);
+    return [...new Set(inner.fed.map((f) => f.arrivedAt))];
+  }
+
+  it('a burst that arrives while the decoder is busy is one write, stamped with its last chunk’s arrival', async () => {
+    const step = GROUP_MS / 5; // the five waiting pieces span less than GROUP_MS
+    const stamps = await burst([100, 110, 110 + step, 110 + 2 * step, 110 + 3 * step, 110 + 4 * step]);
+    assert.deepEqual(stamps, [100, 110 + 4 * step], 'the first chunk, then the five that came together');
+  });
+
+  it('chunks that wait for the decoder but arrive apart are separate writes, each stamped with its own last chunk', async () => {
+    const gap = GROUP_MS * 4;
+    const stamps = await burst([
+      100,
+      110,
+      110 + GROUP_MS / 2,
+      110 + gap,
+      110 + gap + GROUP_MS / 2,
+      110 + 2 * gap,
+    ]);
+    assert.deepEqual(
+      stamps,
+      [100, 110 + GROUP_MS / 2, 110 + gap + GROUP_MS / 2, 110 + 2 * gap],
+      'never stamped before a chunk it holds arrived, nor later than GROUP_MS after it',
+    );
   });
 
   it('after the first text, what arrives is decoded in one batch at the end, in order', async () => {

@@ -84,7 +84,7 @@ const BATCH_BYTES = 64 * 1024;
  * Chunks that arrive while the decoder is busy and within this many milliseconds of each other are
  * decoded together, stamped with the last one's arrival: never early, and late by this much at most.
  */
-const GROUP_MS = 0.25;
+export const GROUP_MS = 0.25;
 
 /**
  * A detector that decodes a coded body and feeds what it decodes, with each chunk's arrival time,
