@@ -78,7 +78,7 @@ export class CallInstruments {
     );
     this.tokenUsage = meter.createHistogram(METRIC.tokenUsage, {
       unit: '{token}',
-      description: "Tokens per call, from the stream's own usage report.",
+      description: "Tokens per call, from the stream's own usage report or the whole answer's.",
     });
     this.outputTokensPerSecond = meter.createHistogram(METRIC.outputTokensPerSecond, {
       unit: '{token}/s',

@@ -20,7 +20,8 @@ import { contentCodingOf, DecodingDetector } from './content-coding.ts';
 import { type ChunkSink, PassThroughHandler, passThroughDispatch } from './dispatcher-pass-through.ts';
 import { classifyTransportError } from './error-type.ts';
 import { lanewatchViews } from './exponential-views.ts';
-import { type Format, selectFormat } from './formats/index.ts';
+import { type Format, type StreamDetector, selectFormat } from './formats/index.ts';
+import { answerDetectorFor, readBedrockInvokeHeaders } from './formats/json-answer.ts';
 import { LaneMap, type LaneMapInput, parseLaneMapEnv } from './lane-map.ts';
 import { INSTRUMENTATION_SCOPE } from './names.ts';
 import { type AttributeSets, OwnMeter, type ReaderChoices } from './own-meter.ts';
@@ -386,18 +387,34 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
     if (format === undefined) {
       if (endpoint.family === undefined && endpoint.configuredLane === undefined) {
         this.#records.delete(request); // not a stream and not a lane: not our business
+      } else if (endpoint.family === 'bedrock_invoke') {
+        readBedrockInvokeHeaders((name) => headerOf(response.headers, name), record);
+      } else {
+        // A whole JSON answer: its token counts, at its end. Not a stream: no format, no milestones.
+        const answer = answerDetectorFor(endpoint.family, contentType, record);
+        if (answer !== undefined)
+          this.#read(record, answer, headerOf(response.headers, CONTENT_ENCODING), false);
       }
       return;
     }
     record.format = format;
-    const contentEncoding = headerOf(response.headers, CONTENT_ENCODING);
+    this.#read(record, format.createDetector(record), headerOf(response.headers, CONTENT_ENCODING), true);
+  }
+
+  /** Reads the body with `detector`, through a decoder when it is coded; `stream`: warn when it cannot. */
+  #read(
+    record: CallRecord,
+    detector: StreamDetector,
+    contentEncoding: string | undefined,
+    stream: boolean,
+  ): void {
     const coding = contentEncoding === undefined ? undefined : contentCodingOf(contentEncoding);
     if (coding === null) {
+      if (!stream) return;
       record.unreadBody = true;
       this.#warnUnreadable(contentEncoding as string);
       return;
     }
-    const detector = format.createDetector(record);
     record.detector =
       coding === undefined
         ? detector

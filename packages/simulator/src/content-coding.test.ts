@@ -31,7 +31,7 @@ interface Seen {
 }
 
 /** Posts with `accept-encoding` and decodes the body read by read, as a streaming client does. */
-function post(base: string, acceptEncoding: string | undefined): Promise<Seen> {
+function post(base: string, acceptEncoding: string | undefined, body = STREAM_BODY): Promise<Seen> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${base}${CHAT}`, {
       method: 'POST',
@@ -77,7 +77,7 @@ function post(base: string, acceptEncoding: string | undefined): Promise<Seen> {
         });
       });
     });
-    req.end(STREAM_BODY);
+    req.end(body);
   });
 }
 
@@ -151,6 +151,20 @@ describe('provider server with compress: streams coded as a gateway sends them',
     assert.equal(seen.headers['content-encoding'], undefined);
     assert.equal(coded.sends.at(-1)?.contentEncoding, undefined);
     assert.match(seen.body, /data: \[DONE\]/);
+  });
+
+  test('a non-streaming answer is compressed whole, and decodes to the answer sent as it is', async () => {
+    const answer = JSON.stringify({ ...JSON.parse(STREAM_BODY), stream: false });
+    const expected = await post(plain.url, 'gzip', answer);
+    const seen = await post(coded.url, 'gzip', answer);
+    assert.equal(expected.headers['content-encoding'], undefined);
+    assert.equal(seen.headers['content-encoding'], 'gzip');
+    assert.equal(seen.headers.vary, 'accept-encoding');
+    assert.equal(coded.sends.at(-1)?.contentEncoding, 'gzip');
+    assert.equal(seen.headers['content-type'], expected.headers['content-type']);
+    const shape = (body: string) => body.replace(/"(id|created)":("[^"]*"|\d+)/g, '"$1":_');
+    assert.equal(shape(seen.body), shape(expected.body));
+    assert.match(seen.body, /"object":"chat\.completion"/);
   });
 
   test('an error reply is sent whole and uncompressed', async () => {

@@ -69,6 +69,18 @@ export async function codePieces(pieces: readonly WirePiece[], coding: Coding): 
 
 type Flushing = Transform & { flush(kind: number, callback: () => void): void };
 
+/** A whole reply's body compressed in one go, as a gateway compresses a non-streaming answer. */
+export function codeWhole(body: string, coding: StreamCoding): Buffer {
+  switch (coding) {
+    case 'br':
+      return zlib.brotliCompressSync(body);
+    case 'gzip':
+      return zlib.gzipSync(body);
+    case 'deflate':
+      return zlib.deflateSync(body);
+  }
+}
+
 function compressorOf(coding: Coding): [Flushing, number] {
   switch (coding) {
     case 'br':

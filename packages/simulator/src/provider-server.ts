@@ -8,7 +8,13 @@ import {
   constants as http2Constants,
 } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
-import { type CodedPieces, codePieces, negotiateCoding } from './content-coding.ts';
+import {
+  type CodedPieces,
+  codePieces,
+  codeWhole,
+  negotiateCoding,
+  type StreamCoding,
+} from './content-coding.ts';
 import { type DueTimer, runAt } from './due-timer.ts';
 import { routeOf } from './provider-route.ts';
 import { requestFields } from './request-fields.ts';
@@ -64,7 +70,8 @@ export interface ProviderServerOptions {
   /**
    * Compress streams as a gateway (or a provider's edge) does when the request accepts it: the first
    * of `br`, `gzip` and `deflate` its `Accept-Encoding` allows, one compressor for the body, flushed
-   * after each piece so that each can be decoded when it arrives. Whole replies stay as they are.
+   * after each piece so that each can be decoded when it arrives. A non-streaming answer is
+   * compressed whole; error replies stay as they are.
    */
   readonly compress?: boolean;
 }
@@ -101,7 +108,7 @@ export interface RequestRecord {
   readonly request: ProviderRequest;
   /** The request's HTTP version: `'1.1'`, or `'2.0'` over HTTP/2. */
   readonly httpVersion: string;
-  /** The stream's `Content-Encoding` with `compress` (`br`, `gzip`, `deflate`); undefined when sent as is. */
+  /** The stream's or the whole answer's `Content-Encoding` with `compress` (`br`, `gzip`, `deflate`); undefined when sent as is. */
   contentEncoding: string | undefined;
   readonly script: Script;
   headersScheduledAt: number | undefined;
@@ -246,11 +253,13 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
           ending: undefined,
         };
         sends.push(record);
+        const answer = whole?.kind === 'reply' && whole.ending === 'complete';
         const coding =
-          options.compress && rendered.length > 0
+          options.compress && (rendered.length > 0 || answer)
             ? negotiateCoding(req.headers['accept-encoding'])
             : undefined;
-        if (coding === undefined) {
+        if (coding !== undefined && answer) record.contentEncoding = coding;
+        if (coding === undefined || answer) {
           play(record, writer, context, rendered, undefined, whole, exchange, clientGone);
           return;
         }
@@ -336,9 +345,15 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
       timer = runAt(
         record.headersScheduledAt,
         () => {
+          const coding = ending === 'complete' ? record.contentEncoding : undefined;
+          const body = coding === undefined ? reply.body : codeWhole(reply.body, coding as StreamCoding);
           record.headersSentAt = performance.now();
-          res.writeHead(reply.status, { ...reply.headers, 'content-length': Buffer.byteLength(reply.body) });
-          res.end(reply.body);
+          res.writeHead(reply.status, {
+            ...reply.headers,
+            ...(coding === undefined ? {} : { 'content-encoding': coding, vary: 'accept-encoding' }),
+            'content-length': Buffer.byteLength(body),
+          });
+          res.end(body);
           end(ending);
         },
         spinMs,

@@ -59,6 +59,12 @@ function inputTokens(usage: JsonObject): number | undefined {
   return sum;
 }
 
+/** The `usage` of a `message_delta` event, or of a whole message answered as JSON. */
+export function readMessageUsage(message: JsonObject | undefined, report: StreamReport): void {
+  const usage = objectAt(message, 'usage');
+  if (usage !== undefined) report.usage(inputTokens(usage), usage.output_tokens);
+}
+
 /**
  * One Anthropic Messages event of type `type` whose JSON is `buffer[start, end)`, `body` when it was
  * parsed already: what it reports. Shared with the event streams that carry these events
@@ -87,8 +93,7 @@ export function readAnthropicEvent(
     }
     case 'message_delta': {
       body ??= parseObject(buffer, start, end);
-      const usage = objectAt(body, 'usage');
-      if (usage !== undefined) report.usage(inputTokens(usage), usage.output_tokens);
+      readMessageUsage(body, report);
       return;
     }
     case 'message_stop':

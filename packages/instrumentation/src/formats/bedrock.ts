@@ -68,7 +68,7 @@ function readConverseDelta(delta: JsonObject | undefined, report: StreamReport):
   if (isNonEmptyString(delta.text)) report.output('text');
 }
 
-function converseUsage(usage: JsonObject | undefined, report: StreamReport): void {
+export function converseUsage(usage: JsonObject | undefined, report: StreamReport): void {
   if (usage === undefined) return;
   let input: number | undefined;
   if (typeof usage.inputTokens === 'number') {

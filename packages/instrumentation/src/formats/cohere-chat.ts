@@ -70,10 +70,15 @@ function readToolCall(body: JsonObject | undefined, report: StreamReport): void 
   if (isNonEmptyString(objectAt(call, 'function')?.arguments)) report.output('tool_call');
 }
 
-/** The usage (`tokens`, else `billed_units`), a failed finish, and the terminal event. */
-function readEnd(finishReason: unknown, usage: JsonObject | undefined, report: StreamReport): void {
+/** A usage object's `tokens`, else its `billed_units` (v2's `usage`, v1's `meta`). */
+export function readCohereUsage(usage: JsonObject | undefined, report: StreamReport): void {
   const counts = objectAt(usage, 'tokens') ?? objectAt(usage, 'billed_units');
   if (counts !== undefined) report.usage(counts.input_tokens, counts.output_tokens);
+}
+
+/** The usage (`tokens`, else `billed_units`), a failed finish, and the terminal event. */
+function readEnd(finishReason: unknown, usage: JsonObject | undefined, report: StreamReport): void {
+  readCohereUsage(usage, report);
   if (typeof finishReason === 'string' && FAILED_FINISH.has(finishReason)) report.streamError(finishReason);
   report.terminal();
 }

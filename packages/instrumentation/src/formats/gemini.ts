@@ -60,17 +60,21 @@ function readResponse(response: JsonObject, report: StreamReport): void {
     if (isObject(candidate) && isNonEmptyString(candidate.finishReason)) finished = true;
   }
   if (isNonEmptyString(objectAt(response, 'promptFeedback')?.blockReason)) finished = true;
-  const usage = objectAt(response, 'usageMetadata');
-  if (usage !== undefined) {
-    const candidates = usage.candidatesTokenCount;
-    const thoughts = usage.thoughtsTokenCount;
-    const output =
-      typeof candidates === 'number' || typeof thoughts === 'number'
-        ? (typeof candidates === 'number' ? candidates : 0) + (typeof thoughts === 'number' ? thoughts : 0)
-        : undefined;
-    report.usage(usage.promptTokenCount, output);
-  }
+  readUsageMetadata(response, report);
   if (finished) report.terminal();
+}
+
+/** A response's `usageMetadata`: output is the candidates' tokens and the thoughts'. */
+export function readUsageMetadata(response: JsonObject, report: StreamReport): void {
+  const usage = objectAt(response, 'usageMetadata');
+  if (usage === undefined) return;
+  const candidates = usage.candidatesTokenCount;
+  const thoughts = usage.thoughtsTokenCount;
+  const output =
+    typeof candidates === 'number' || typeof thoughts === 'number'
+      ? (typeof candidates === 'number' ? candidates : 0) + (typeof thoughts === 'number' ? thoughts : 0)
+      : undefined;
+  report.usage(usage.promptTokenCount, output);
 }
 
 export const gemini: Format = {

@@ -39,9 +39,14 @@ function readRecord(record: JsonObject, report: StreamReport): void {
   if (isNonEmptyString(message?.content) || isNonEmptyString(record.response)) report.output('text');
   if ((arrayAt(message, 'tool_calls')?.length ?? 0) > 0) report.output('tool_call');
   if (record.done === true) {
-    report.usage(record.prompt_eval_count, record.eval_count);
+    readOllamaUsage(record, report);
     report.terminal();
   }
+}
+
+/** The counts of a stream's last line (`done: true`), or of a whole JSON answer. */
+export function readOllamaUsage(record: JsonObject, report: StreamReport): void {
+  report.usage(record.prompt_eval_count, record.eval_count);
 }
 
 export const ollama: Format = {

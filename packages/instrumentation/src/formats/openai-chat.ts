@@ -142,6 +142,11 @@ function readChunk(chunk: JsonObject, report: StreamReport): void {
     const delta = objectAt(choice, 'delta');
     if (delta !== undefined) readDelta(delta, report);
   }
+  readChatUsage(chunk, report);
+}
+
+/** A chunk's or a whole answer's `usage` (Groq's streams: `x_groq.usage`). */
+export function readChatUsage(chunk: JsonObject, report: StreamReport): void {
   const usage = objectAt(chunk, 'usage') ?? objectAt(objectAt(chunk, 'x_groq'), 'usage');
   if (usage !== undefined) report.usage(usage.prompt_tokens, usage.completion_tokens);
 }

@@ -2,7 +2,7 @@ import type { OutputKind } from '../names.ts';
 import { isNonEmptyString, type JsonObject, objectAt, parseObject } from './json-scan.ts';
 import { createSseParser } from './sse-parser.ts';
 import type { Format } from './stream-observer.ts';
-import { createStreamReport } from './stream-report.ts';
+import { createStreamReport, type StreamReport } from './stream-report.ts';
 
 /**
  * OpenAI Responses API streaming: named events (`event: response.output_text.delta` + `data: {"type":
@@ -40,6 +40,12 @@ export function errorEventType(body: JsonObject | undefined): unknown {
   return body.code ?? nested?.code ?? nested?.type;
 }
 
+/** A response object's `usage`: the one `response.completed` carries, or a whole JSON answer. */
+export function readResponseUsage(response: JsonObject | undefined, report: StreamReport): void {
+  const usage = objectAt(response, 'usage');
+  if (usage !== undefined) report.usage(usage.input_tokens, usage.output_tokens);
+}
+
 export const openaiResponses: Format = {
   name: 'openai_responses',
   hasTerminal: true,
@@ -72,8 +78,7 @@ export const openaiResponses: Format = {
             case 'response.failed': {
               body ??= parseObject(buffer, start, end);
               const response = objectAt(body, 'response');
-              const usage = objectAt(response, 'usage');
-              if (usage !== undefined) report.usage(usage.input_tokens, usage.output_tokens);
+              readResponseUsage(response, report);
               if (type === 'response.failed') report.streamError(objectAt(response, 'error')?.code);
               report.terminal();
               return;

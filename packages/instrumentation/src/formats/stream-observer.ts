@@ -29,7 +29,7 @@ export interface StreamObserver {
    * read only what can still matter, the terminal event, usage and errors.
    */
   output(kind: OutputKind): void;
-  /** Token counts from the stream's own usage report; may repeat, the last defined value wins. */
+  /** Token counts from the stream's (or a whole answer's) own usage report; may repeat, the last defined value wins. */
   usage(inputTokens: number | undefined, outputTokens: number | undefined): void;
   /** The format's terminal event (`[DONE]`, `message_stop`, `response.completed`, `done: true`, …). */
   terminal(): void;
