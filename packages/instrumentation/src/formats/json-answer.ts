@@ -4,7 +4,7 @@ import { readMessageUsage } from './anthropic-messages.ts';
 import { converseUsage } from './bedrock.ts';
 import { readCohereUsage } from './cohere-chat.ts';
 import { readUsageMetadata } from './gemini.ts';
-import { isObject, type JsonObject, objectAt } from './json-scan.ts';
+import { isObject, type JsonObject, objectAt, parseObject, skipWhitespace, stringEnd } from './json-scan.ts';
 import { readOllamaUsage } from './ollama.ts';
 import { readChatUsage } from './openai-chat.ts';
 import { readResponseUsage } from './openai-responses.ts';
@@ -117,22 +117,24 @@ class AnswerDetector implements StreamDetector {
 
 /**
  * The answer's top-level object; for a JSON array of answers (Gemini's `streamGenerateContent`
- * without `alt=sse`), the last one, whose counts are the call's. Never throws, and the parser's
- * error (which quotes the input) is dropped unread.
+ * without `alt=sse`), the last one, whose counts are the call's.
  */
 function wholeAnswer(body: Buffer): JsonObject | undefined {
-  let value: unknown;
+  const first = skipWhitespace(body, 0, body.length);
+  if (body[first] !== OPEN_BRACKET) return parseObject(body);
+  let answers: unknown;
   try {
-    value = JSON.parse(body.toString('utf8'));
+    answers = JSON.parse(body.toString('utf8'));
   } catch {
-    return undefined;
+    return undefined; // the parser's error quotes the input: dropped unread
   }
-  if (Array.isArray(value)) value = value.at(-1);
-  return isObject(value) ? value : undefined;
+  const last = Array.isArray(answers) ? answers.at(-1) : undefined;
+  return isObject(last) ? last : undefined;
 }
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
 const COLON = 0x3a;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
@@ -163,22 +165,16 @@ function lastMember(tail: Buffer, quotedKey: Buffer): unknown {
     at = at === 0 ? -1 : tail.lastIndexOf(quotedKey, at - 1)
   ) {
     if (at > 0 && tail[at - 1] === BACKSLASH) continue;
-    const colon = skipWhitespace(tail, at + quotedKey.length);
+    const colon = skipWhitespace(tail, at + quotedKey.length, tail.length);
     if (tail[colon] !== COLON) continue;
-    const start = skipWhitespace(tail, colon + 1);
+    const start = skipWhitespace(tail, colon + 1, tail.length);
     const end = tail[start] === OPEN_BRACE ? objectEnd(tail, start) : numberEnd(tail, start);
     if (end === -1) continue;
     try {
       return JSON.parse(tail.toString('utf8', start, end));
-    } catch {}
+    } catch {} // not JSON after all (its error, quoting the input, dropped unread): an earlier one
   }
   return undefined;
-}
-
-function skipWhitespace(json: Buffer, at: number): number {
-  let i = at;
-  while (json[i] === 0x20 || json[i] === 0x0a || json[i] === 0x0d || json[i] === 0x09) i += 1;
-  return i;
 }
 
 /** One past the `}` closing the object that opens at `open`, else -1. */
@@ -187,7 +183,8 @@ function objectEnd(json: Buffer, open: number): number {
   for (let i = open; i < json.length; i += 1) {
     const byte = json[i];
     if (byte === QUOTE) {
-      for (i += 1; i < json.length && json[i] !== QUOTE; i += 1) if (json[i] === BACKSLASH) i += 1;
+      i = stringEnd(json, i, json.length);
+      if (i === -1) return -1;
     } else if (byte === OPEN_BRACE) depth += 1;
     else if (byte === CLOSE_BRACE) {
       depth -= 1;

@@ -111,7 +111,7 @@ export function jsonKeys(names: readonly string[], tokens: readonly string[] = [
   return compiled;
 }
 
-function skipWhitespace(json: Buffer, at: number, end: number): number {
+export function skipWhitespace(json: Buffer, at: number, end: number): number {
   let i = at;
   while (i < end) {
     const byte = json[i];
@@ -343,7 +343,7 @@ function wantedNameAt(json: Buffer, at: number, end: number, keys: CompiledKeys,
 }
 
 /** The closing quote of the JSON string opening at `open`, else -1. */
-function stringEnd(json: Buffer, open: number, end: number): number {
+export function stringEnd(json: Buffer, open: number, end: number): number {
   for (let i = open + 1; i < end; i += 1) {
     const byte = json[i];
     if (byte === BACKSLASH) i += 1;
