@@ -1,8 +1,8 @@
 import type { Buffer } from 'node:buffer';
 import { isNonEmptyString, type JsonObject, jsonKeys, objectAt, parseObject, scanKeys } from './json-scan.ts';
-import { createSseParser } from './sse-parser.ts';
 import type { Format } from './stream-observer.ts';
-import { createStreamReport, type StreamReport } from './stream-report.ts';
+import type { StreamReport } from './stream-report.ts';
+import { typedEventFormat } from './typed-events.ts';
 
 /**
  * Anthropic Messages streaming: named events, each data carrying the same `type`. The event name
@@ -106,32 +106,4 @@ export function readAnthropicEvent(
   }
 }
 
-export const anthropicMessages: Format = {
-  name: 'anthropic_messages',
-  hasTerminal: true,
-  createDetector(observer, options) {
-    const report = createStreamReport(observer);
-    const parser = createSseParser(
-      {
-        onEvent(event) {
-          const { buffer, start, end } = event;
-          if (start === end && !event.incomplete) return;
-          report.event();
-          if (event.incomplete) return;
-          let body: JsonObject | undefined;
-          let type = event.type;
-          if (type === 'message') {
-            // The SDKs skip unnamed events; a proxy that drops the names still sends `type`.
-            body = parseObject(buffer, start, end);
-            if (body === undefined || typeof body.type !== 'string') return;
-            type = body.type;
-          }
-          readAnthropicEvent(type, body, buffer, start, end, report);
-        },
-        onIssue: () => report.oversizedLine(),
-      },
-      options,
-    );
-    return { feed: parser.feed, end: parser.reset };
-  },
-};
+export const anthropicMessages: Format = typedEventFormat('anthropic_messages', readAnthropicEvent);

@@ -1,8 +1,9 @@
+import type { Buffer } from 'node:buffer';
 import type { OutputKind } from '../names.ts';
 import { isNonEmptyString, type JsonObject, objectAt, parseObject } from './json-scan.ts';
-import { createSseParser } from './sse-parser.ts';
 import type { Format } from './stream-observer.ts';
-import { createStreamReport, type StreamReport } from './stream-report.ts';
+import type { StreamReport } from './stream-report.ts';
+import { typedEventFormat } from './typed-events.ts';
 
 /**
  * OpenAI Responses API streaming: named events (`event: response.output_text.delta` + `data: {"type":
@@ -46,54 +47,39 @@ export function readResponseUsage(response: JsonObject | undefined, report: Stre
   if (usage !== undefined) report.usage(usage.input_tokens, usage.output_tokens);
 }
 
-export const openaiResponses: Format = {
-  name: 'openai_responses',
-  hasTerminal: true,
-  createDetector(observer, options) {
-    const report = createStreamReport(observer);
-    const parser = createSseParser(
-      {
-        onEvent(event) {
-          const { buffer, start, end } = event;
-          if (start === end && !event.incomplete) return;
-          report.event();
-          if (event.incomplete) return;
-          let body: JsonObject | undefined;
-          let type = event.type;
-          if (type === 'message') {
-            body = parseObject(buffer, start, end);
-            if (body === undefined || typeof body.type !== 'string') return;
-            type = body.type;
-          }
-          const kind = OUTPUT_DELTAS.get(type);
-          if (kind !== undefined) {
-            if (report.has(kind)) return;
-            body ??= parseObject(buffer, start, end);
-            if (isNonEmptyString(body?.delta)) report.output(kind);
-            return;
-          }
-          switch (type) {
-            case 'response.completed':
-            case 'response.incomplete':
-            case 'response.failed': {
-              body ??= parseObject(buffer, start, end);
-              const response = objectAt(body, 'response');
-              readResponseUsage(response, report);
-              if (type === 'response.failed') report.streamError(objectAt(response, 'error')?.code);
-              report.terminal();
-              return;
-            }
-            case 'error': {
-              body ??= parseObject(buffer, start, end);
-              report.streamError(errorEventType(body));
-              return;
-            }
-          }
-        },
-        onIssue: () => report.oversizedLine(),
-      },
-      options,
-    );
-    return { feed: parser.feed, end: parser.reset };
-  },
-};
+/** One OpenAI Responses event of type `type`: what it reports. */
+function readResponsesEvent(
+  type: string,
+  parsed: JsonObject | undefined,
+  buffer: Buffer,
+  start: number,
+  end: number,
+  report: StreamReport,
+): void {
+  let body = parsed;
+  const kind = OUTPUT_DELTAS.get(type);
+  if (kind !== undefined) {
+    if (report.has(kind)) return;
+    body ??= parseObject(buffer, start, end);
+    if (isNonEmptyString(body?.delta)) report.output(kind);
+    return;
+  }
+  switch (type) {
+    case 'response.completed':
+    case 'response.incomplete':
+    case 'response.failed': {
+      body ??= parseObject(buffer, start, end);
+      const response = objectAt(body, 'response');
+      readResponseUsage(response, report);
+      if (type === 'response.failed') report.streamError(objectAt(response, 'error')?.code);
+      report.terminal();
+      return;
+    }
+    case 'error':
+      body ??= parseObject(buffer, start, end);
+      report.streamError(errorEventType(body));
+      return;
+  }
+}
+
+export const openaiResponses: Format = typedEventFormat('openai_responses', readResponsesEvent);
