@@ -148,7 +148,8 @@ describe('OTLP settings from the environment', () => {
       4000,
     );
     const said: string[] = [];
-    for (const value of ['2s', '0', '0.5', '-5', 'Bearer-Xy7Qk']) {
+    // Only whole milliseconds: `2.5` (seconds meant?) and `0x10` are not rounded into 2 and 16 ms.
+    for (const value of ['2s', '0', '0.5', '-5', 'Bearer-Xy7Qk', '2.5', '0x10', '1e3']) {
       assert.equal(
         exitTimeoutFromEnv({ LANEWATCH_EXIT_TIMEOUT: value }, 'METRICS', (m) => said.push(m)),
         2000,
@@ -161,6 +162,9 @@ describe('OTLP settings from the environment', () => {
       'lanewatch: LANEWATCH_EXIT_TIMEOUT="0.5" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
       'lanewatch: LANEWATCH_EXIT_TIMEOUT="-5" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
       'lanewatch: LANEWATCH_EXIT_TIMEOUT=(a value that is not a name) is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="2.5" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="0x10" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="1e3" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
     ]);
   });
 
@@ -198,6 +202,28 @@ describe('OTLP settings from the environment', () => {
     const unnamed =
       "lanewatch: LANEWATCH_SPANS=(a value that is not a name) is not true or false; lanewatch's spans stay on until it is fixed";
     assert.deepEqual(said, [unnamed, unnamed]);
+  });
+
+  it('an empty signal protocol is unset: the general one decides, as the specification says', () => {
+    const none = () => assert.fail('no warning expected');
+    for (const empty of ['', '  ']) {
+      assert.equal(
+        otlpProtocolFromEnv(
+          { OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: empty, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+          'METRICS',
+          none,
+        ),
+        'http/json',
+      );
+    }
+    assert.equal(
+      otlpProtocolFromEnv(
+        { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+        'TRACES',
+        none,
+      ),
+      'grpc',
+    );
   });
 
   it('names a protocol it does not know, and what to write instead, and goes on over http/protobuf', () => {
@@ -253,5 +279,13 @@ describe('OTLP settings from the environment', () => {
     assert.match(said[0] ?? '', /send them over otlp/);
     assert.equal(metricReadersFromEnv({ OTEL_METRICS_EXPORTER: 'otlp,console' }).length, 2);
     assert.equal(metricReadersFromEnv({ OTEL_METRICS_EXPORTER: 'none,otlp' }).length, 0);
+  });
+
+  it('an empty OTEL_METRICS_EXPORTER is unset: the histograms still go over otlp', () => {
+    const none = () => assert.fail('no warning expected');
+    for (const empty of ['', ' ', ' , ']) {
+      const readers = metricReadersFromEnv({ OTEL_METRICS_EXPORTER: empty }, [], none);
+      assert.equal(readers.length, 1, JSON.stringify(empty));
+    }
   });
 });

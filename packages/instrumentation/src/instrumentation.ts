@@ -22,7 +22,7 @@ import { classifyTransportError } from './error-type.ts';
 import { lanewatchViews } from './exponential-views.ts';
 import { type Format, type StreamDetector, selectFormat } from './formats/index.ts';
 import { answerDetectorFor, readBedrockInvokeHeaders } from './formats/json-answer.ts';
-import { LaneMap, type LaneMapInput, parseLaneMapEnv } from './lane-map.ts';
+import { LaneMap, type LaneMapInput, laneMapFromEnv } from './lane-map.ts';
 import { INSTRUMENTATION_SCOPE } from './names.ts';
 import { type AttributeSets, OwnMeter, type ReaderChoices } from './own-meter.ts';
 import type { OwnTracer, SpanStarter } from './own-tracer.ts';
@@ -34,6 +34,7 @@ import {
   modelFromJsonBody,
   type UndiciRequestLike,
 } from './request-identity.ts';
+import { stderrOnce } from './stderr-once.ts';
 import { VERSION } from './version.ts';
 
 export interface LanewatchInstrumentationConfig extends InstrumentationConfig {
@@ -152,11 +153,19 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
   }
 
   setConfig(config: LanewatchInstrumentationConfig = {}): void {
-    // A bad lane map is the developer's input: it throws here, at construction, with what to fix.
+    // A bad option is the developer's input: it throws here, at construction, with what to fix. A bad
+    // LANEWATCH_LANE_MAP is the environment's: said once on stderr, and the application runs.
     this.#endpoints = new Endpoints(
-      new LaneMap(config.lanes ?? parseLaneMapEnv(process.env.LANEWATCH_LANE_MAP)),
+      new LaneMap(config.lanes ?? laneMapFromEnv(process.env.LANEWATCH_LANE_MAP, stderrOnce)),
     );
-    this.#targets = new CallTargets(config.maxAttributeValues ?? 100);
+    const cap = config.maxAttributeValues ?? DEFAULT_MAX_ATTRIBUTE_VALUES;
+    if (!Number.isInteger(cap) || cap < 1) {
+      throw new RangeError(
+        `lanewatch: maxAttributeValues must be a whole number, 1 or more (default ${DEFAULT_MAX_ATTRIBUTE_VALUES}), ` +
+          `not ${typeof cap === 'number' ? cap : `a ${typeof cap}`}`,
+      );
+    }
+    this.#targets = new CallTargets(cap);
     this.#config = { ...config, enabled: config.enabled ?? true };
   }
 
@@ -192,7 +201,7 @@ export class LanewatchInstrumentation implements Instrumentation<LanewatchInstru
   metricProducer(choices?: ReaderChoices): MetricProducer {
     if (this.#ownMeter) {
       throw new Error(
-        'lanewatch: metricProducer() is called before the SDK starts (its meter provider was already handed over)',
+        'lanewatch: metricProducer() must be called before the SDK starts: its meter provider is already handed over',
       );
     }
     this.#own ??= new OwnMeter(() => this.flush());
@@ -616,6 +625,9 @@ function headerOf(headers: ResponseHeaders, name: string): string | undefined {
 }
 
 /** The oldest Node lanewatch runs on: the floor of current OpenTelemetry JS, and of its tests. */
+/** Distinct lanes, models and servers kept before new ones fold into `other`. */
+const DEFAULT_MAX_ATTRIBUTE_VALUES = 100;
+
 export const MIN_NODE = [22, 15] as const;
 
 /** Whether this Node (or `version`, as in `process.versions.node`) is one lanewatch supports. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
@@ -513,6 +513,96 @@ describe('register over OTLP/gRPC, into the collector', () => {
       for (const socket of sockets) socket.destroy();
       silent.close();
       await provider.close();
+    }
+  });
+});
+
+describe('register when the process is stopped', () => {
+  const env = (sink: OtlpSink, extra: Record<string, string> = {}) => ({
+    OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_METRIC_EXPORT_INTERVAL: '60000', // no export of its own before the signal
+    ...extra,
+  });
+  /** Runs serving-app.mjs under register, sends `signal` once it is ready, and reports how it ended. */
+  async function stopWith(signal: NodeJS.Signals, env: Record<string, string>, target: string) {
+    const child = spawn(
+      process.execPath,
+      ['--import', '@lanewatch/instrumentation/register', fixture('serving-app.mjs')],
+      {
+        env: { ...process.env, TARGET_URL: target, CANARY, ...env },
+        cwd: fileURLToPath(new URL('..', import.meta.url)),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const ready = new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+        if (stdout.includes('ready\n')) resolve();
+      });
+    });
+    const ended = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    try {
+      await Promise.race([ready, ended]);
+      assert.match(stdout, /^200 \d+\nready\n$/, `the app made its call and waits:\n${stdout}${stderr}`);
+      child.kill(signal);
+      const [code, endedBy] = await ended;
+      return { code, signal: endedBy, stdout, stderr };
+    } finally {
+      clearTimeout(killer);
+    }
+  }
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`${signal}, which the app does not handle: the call is exported, and the process still ends by ${signal}`, async () => {
+      const provider = await startScriptedServer(() => chat());
+      const sink = await startOtlpSink();
+      try {
+        const ended = await stopWith(signal, env(sink), provider.url);
+        assert.deepEqual([ended.code, ended.signal], [null, signal], ended.stderr);
+        const metrics = bodiesOf(sink, '/v1/metrics');
+        assert.ok(metrics.includes(MILESTONE_METRIC.end), 'the call was exported before the process ended');
+        assert.ok(bodiesOf(sink, '/v1/traces').includes('lanewatch.first_text'), 'and its span');
+        assert.equal(ended.stderr, '');
+      } finally {
+        await provider.close();
+        await sink.close();
+      }
+    });
+  }
+
+  it("SIGTERM that the app handles: the app's handler decides when and how it ends, and the call is exported at the signal", async () => {
+    const provider = await startScriptedServer(() => chat());
+    const sink = await startOtlpSink();
+    try {
+      const ended = await stopWith('SIGTERM', env(sink, { STOP_HANDLER: '1' }), provider.url);
+      assert.deepEqual([ended.code, ended.signal], [0, null], 'the exit the app chose');
+      assert.match(ended.stdout, /stopping\n$/);
+      assert.ok(bodiesOf(sink, '/v1/metrics').includes(MILESTONE_METRIC.end), 'the call was exported');
+    } finally {
+      await provider.close();
+      await sink.close();
+    }
+  });
+
+  it('process.exit() after `await shutdown()` from the register module: the call is exported', async () => {
+    const provider = await startScriptedServer(() => chat());
+    const sink = await startOtlpSink();
+    try {
+      const { stdout } = await runRegistered(provider.url, env(sink, { SHUTDOWN_FIRST: '1' }), {
+        app: 'exiting-app.mjs',
+      });
+      assert.match(stdout, /^200 \d+/);
+      assert.ok(bodiesOf(sink, '/v1/metrics').includes(MILESTONE_METRIC.end), 'the call was exported');
+    } finally {
+      await provider.close();
+      await sink.close();
     }
   });
 });

@@ -1,3 +1,4 @@
+import { isMainThread } from 'node:worker_threads';
 import { trace } from '@opentelemetry/api';
 import { OTLPMetricExporter as OTLPMetricExporterGrpc } from '@opentelemetry/exporter-metrics-otlp-grpc';
 import { OTLPMetricExporter as OTLPMetricExporterJson } from '@opentelemetry/exporter-metrics-otlp-http';
@@ -28,16 +29,22 @@ import {
   MIN_NODE,
   supportedNode,
 } from './instrumentation.ts';
-import { LaneConfigError, LaneMap, type LaneMapInput, parseLaneMapEnv } from './lane-map.ts';
+import { laneMapFromEnv } from './lane-map.ts';
 import { INSTRUMENTATION_SCOPE } from './names.ts';
 import { OwnMeter } from './own-meter.ts';
 import { OwnTracer, sdkSpanIdentity } from './own-tracer.ts';
+import { shown, stderrOnce } from './stderr-once.ts';
 import { VERSION } from './version.ts';
 
 export interface RunningLanewatch {
   readonly instrumentation: LanewatchInstrumentation;
-  /** Exports what is pending and stops the SDK. Called by itself before the process exits. */
+  /**
+   * Exports what is pending and stops the SDK. Called by itself before the process exits, and when a
+   * SIGTERM or SIGINT that nothing else listens to stops it.
+   */
   shutdown(): Promise<void>;
+  /** Exports what is recorded so far and goes on recording. */
+  flush(): Promise<void>;
 }
 
 /**
@@ -61,7 +68,7 @@ export function startLanewatch(
   const instrumentation = new LanewatchInstrumentation({
     batchRecording: true,
     ...config,
-    lanes: config.lanes ?? lanesFromEnv(env),
+    lanes: config.lanes ?? laneMapFromEnv(env.LANEWATCH_LANE_MAP, stderrOnce),
     spans: config.spans ?? spansFromEnv(env),
     inferRetries: config.inferRetries ?? inferRetriesFromEnv(env),
   });
@@ -112,20 +119,58 @@ export function startLanewatch(
   // The last interval's points are exported when the event loop empties; `beforeExit` may fire
   // again after this async work, which `stopping` makes harmless.
   process.once('beforeExit', () => void shutdown());
-  return { instrumentation, shutdown };
+  const flush = async () => {
+    instrumentation.flush();
+    await Promise.allSettled([
+      ...metricReaders.map((reader) => reader.forceFlush()),
+      spanProcessor?.forceFlush() ?? flushGlobalTracerProvider(),
+    ]);
+  };
+  if (isMainThread) {
+    const deadline = Math.max(exitTimeoutFromEnv(env, 'METRICS'), exitTimeoutFromEnv(env, 'TRACES'));
+    for (const signal of EXIT_SIGNALS) flushOnSignal(signal, shutdown, flush, deadline);
+  }
+  return { instrumentation, shutdown, flush };
 }
 
-/** `LANEWATCH_LANE_MAP`, validated here so a typo is reported once, with what to fix, and the app still runs. */
-function lanesFromEnv(env: NodeJS.ProcessEnv): LaneMapInput {
-  try {
-    const routes = parseLaneMapEnv(env.LANEWATCH_LANE_MAP);
-    new LaneMap(routes);
-    return routes;
-  } catch (error) {
-    if (!(error instanceof LaneConfigError)) throw error;
-    process.stderr.write(`lanewatch: ${error.message}; lanes are named provider/model until it is fixed\n`);
-    return [];
-  }
+/** The signals that stop a process by default and that a process manager sends: `docker stop`, Ctrl-C. */
+const EXIT_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+
+/**
+ * A process stopped by `signal` exports what it recorded first. Left alone, a signal ends the
+ * process at once and the last export interval is lost; with no listener of the application's,
+ * lanewatch exports and shuts down (within the exit deadline), then lets the signal do what it
+ * would have done — the process ends by it, with the same status. When the application listens too,
+ * its handler decides what happens: lanewatch exports what is recorded so far and keeps recording,
+ * since the application may go on (finishing the calls in flight, say) before it ends.
+ */
+function flushOnSignal(
+  signal: (typeof EXIT_SIGNALS)[number],
+  shutdown: () => Promise<void>,
+  flush: () => Promise<void>,
+  deadlineMs: number,
+): void {
+  process.once(signal, () => {
+    // `once` has taken this listener off: another one is the application's.
+    if (process.listenerCount(signal) > 0) {
+      void flush();
+      return;
+    }
+    // With no listener left, Node's own handling is back: a second signal ends the process at once.
+    const end = () => process.kill(process.pid, signal);
+    const late = setTimeout(end, deadlineMs + 1000);
+    void shutdown().finally(() => {
+      clearTimeout(late);
+      end();
+    });
+  });
+}
+
+/** Exports the spans the global tracer provider (the Node SDK's, when it made the span processor) holds. */
+async function flushGlobalTracerProvider(): Promise<void> {
+  const global = trace.getTracerProvider() as { getDelegate?(): unknown };
+  const provider = (global.getDelegate?.() ?? global) as { forceFlush?(): Promise<void> };
+  await provider.forceFlush?.();
 }
 
 /**
@@ -234,8 +279,8 @@ export function exitTimeoutFromEnv(
   const value = env.LANEWATCH_EXIT_TIMEOUT?.trim();
   let exit = DEFAULT_EXIT_TIMEOUT_MS;
   if (value !== undefined && value !== '') {
-    exit = positiveInt(value, Number.NaN);
-    if (Number.isNaN(exit)) {
+    exit = /^\d+$/.test(value) ? Number(value) : 0;
+    if (exit < 1) {
       warn(
         `lanewatch: LANEWATCH_EXIT_TIMEOUT=${shown(value)} is not a whole number of milliseconds, 1 or more (e.g. 2000); ` +
           `exports made while the process exits get ${DEFAULT_EXIT_TIMEOUT_MS} ms until it is fixed`,
@@ -255,7 +300,8 @@ const OTLP_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
 type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 
 /**
- * `OTEL_EXPORTER_OTLP_<signal>_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf`.
+ * `OTEL_EXPORTER_OTLP_<signal>_PROTOCOL`, else (unset or empty) `OTEL_EXPORTER_OTLP_PROTOCOL`, else
+ * `http/protobuf`.
  * A value that is none of the three is reported once on stderr, with what to write instead, and
  * http/protobuf is used (as the Node SDK does), so nothing is lost silently to a typo.
  */
@@ -265,7 +311,7 @@ export function otlpProtocolFromEnv(
   warn: (message: string) => void = stderrOnce,
 ): OtlpProtocol {
   const specific = `OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`;
-  const variable = env[specific] !== undefined ? specific : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const variable = env[specific]?.trim() ? specific : 'OTEL_EXPORTER_OTLP_PROTOCOL';
   const value = env[variable]?.trim();
   if (value === undefined || value === '') return 'http/protobuf';
   if ((OTLP_PROTOCOLS as readonly string[]).includes(value)) return value as OtlpProtocol;
@@ -274,22 +320,6 @@ export function otlpProtocolFromEnv(
       `${signal === 'METRICS' ? 'metrics' : 'spans'} are exported over http/protobuf until it is fixed`,
   );
   return 'http/protobuf';
-}
-
-/**
- * A setting's value as a message may show it: quoted when it looks like a setting (at most 24
- * lowercase letters, digits and `/_.,+-`, as every valid value is), else not at all — a value pasted
- * into the wrong variable may be a secret, and secrets are longer or mixed-case.
- */
-function shown(value: string): string {
-  return /^[a-z0-9/_.,+-]{1,24}$/.test(value) ? JSON.stringify(value) : '(a value that is not a name)';
-}
-
-const warned = new Set<string>();
-function stderrOnce(message: string): void {
-  if (warned.has(message)) return;
-  warned.add(message);
-  process.stderr.write(`${message}\n`);
 }
 
 /**
@@ -346,10 +376,12 @@ export function metricReadersFromEnv(
   warn: (message: string) => void = stderrOnce,
   own?: OwnMeter,
 ): IMetricReader[] {
-  const kinds = (env.OTEL_METRICS_EXPORTER ?? 'otlp')
+  const listed = (env.OTEL_METRICS_EXPORTER ?? '')
     .split(',')
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
+  // Empty is unset, as the specification says: lanewatch's histograms are all the processor reads.
+  const kinds = listed.length === 0 ? ['otlp'] : listed;
   if (kinds.includes('none')) return [];
   const unknown = kinds.filter((kind) => !METRICS_EXPORTERS.includes(kind));
   if (unknown.length > 0) {
