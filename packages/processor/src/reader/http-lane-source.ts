@@ -49,7 +49,9 @@ export function createHttpLaneSource(base: string, options: HttpLaneSourceOption
     },
     async read(lane) {
       try {
-        const response = await fetch(`${root}/v1/lanes/${encodeURIComponent(lane)}`, {
+        // `/v1/lanes/stream` is the live feed: a lane of that name is asked for with a letter escaped.
+        const path = lane === 'stream' ? '%73tream' : encodeURIComponent(lane);
+        const response = await fetch(`${root}/v1/lanes/${path}`, {
           signal: AbortSignal.timeout(timeoutMs),
         });
         if (response.status === 404) return undefined;
@@ -65,13 +67,24 @@ export function createHttpLaneSource(base: string, options: HttpLaneSourceOption
     async watch(listener) {
       const controller = new AbortController();
       controllers.add(controller);
+      // Every new record, as the file and Redis sources tell them: the first connection's snapshot is
+      // what there was (not news); a reconnection's snapshot tells what changed while it was away.
+      const seen = new Map<string, string>();
+      let connected = false;
+      const onRecord = (record: LaneHealth, fromSnapshot: boolean) => {
+        remember(record);
+        const last = seen.get(record.lane);
+        if (last !== undefined && last >= record.updated_at) return;
+        seen.set(record.lane, record.updated_at);
+        if (fromSnapshot && !connected) return;
+        listener(record);
+      };
       void (async () => {
         // Reconnect until unsubscribed: each connection starts with a snapshot, so nothing is missed.
         while (!controller.signal.aborted && !closed) {
           try {
-            await followStream(`${root}/v1/lanes/stream`, controller.signal, (record) => {
-              remember(record);
-              listener(record);
+            await followStream(`${root}/v1/lanes/stream`, controller.signal, onRecord, () => {
+              connected = true;
             });
           } catch (error) {
             if (!controller.signal.aborted) fail(error);
@@ -96,7 +109,8 @@ export function createHttpLaneSource(base: string, options: HttpLaneSourceOption
 async function followStream(
   url: string,
   signal: AbortSignal,
-  onRecord: (record: LaneHealth) => void,
+  onRecord: (record: LaneHealth, fromSnapshot: boolean) => void,
+  onSnapshotRead: () => void,
 ): Promise<void> {
   const response = await fetch(url, { signal, headers: { accept: 'text/event-stream' } });
   if (!response.ok || !response.body) throw new Error(`GET /v1/lanes/stream answered ${response.status}`);
@@ -114,13 +128,14 @@ async function followStream(
         const payload = data.join('\n');
         if (event === 'snapshot') {
           try {
-            for (const record of recordsOf(JSON.parse(payload))) onRecord(record);
+            for (const record of recordsOf(JSON.parse(payload))) onRecord(record, true);
           } catch {
             // a malformed snapshot is skipped; the next event carries on
           }
+          onSnapshotRead();
         } else if (event === 'lane') {
           const record = parseRecord(payload);
-          if (record) onRecord(record);
+          if (record) onRecord(record, false);
         }
         event = 'message';
         data = [];

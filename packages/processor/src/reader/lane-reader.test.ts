@@ -82,11 +82,61 @@ describe('createLaneReader', () => {
     const reader = await createLaneReader(processor.url, { now: () => clock.now });
     const seen: LaneHealthView[] = [];
     const stop = await reader.watch((v) => seen.push(v));
-    await waitFor(() => seen.length >= 2);
+    await waitFor(() => processor.feed.listenerCount === 1); // connected, its snapshot sent
     processor.feed.publish([exampleRecord('c', { now: NOW })]);
     await waitFor(() => seen.some((v) => v.lane === 'c'));
     await stop();
     await reader.close();
+    // Every new record, as the file and Redis sources tell them: not the snapshot of what there was.
+    assert.deepEqual(
+      seen.map((v) => v.lane),
+      ['c'],
+    );
+  });
+
+  it('over HTTP, reads a lane named like the live feed (stream)', async () => {
+    const store = createMemoryStore();
+    await store.write([exampleRecord('stream', { now: NOW })]);
+    const processor = await startProcessor({
+      port: 0,
+      host: '127.0.0.1',
+      store,
+      intervalS: 3600,
+      windowS: 300,
+    });
+    const reader = await createLaneReader(processor.url, { now: () => NOW });
+    try {
+      assert.equal((await reader.lane('stream'))?.lane, 'stream');
+    } finally {
+      await reader.close();
+      await processor.close();
+    }
+  });
+
+  it('over HTTP, a watch that reconnects tells what changed while it was away, and only that', async () => {
+    const store = createMemoryStore();
+    await store.write(records());
+    const options = { host: '127.0.0.1', intervalS: 3600, windowS: 300, now: () => NOW };
+    let processor = await startProcessor({ ...options, port: 0, store });
+    const port = Number(new URL(processor.url).port);
+    const reader = await createLaneReader(processor.url, { now: () => NOW, onError: () => undefined });
+    const seen: string[] = [];
+    const stop = await reader.watch((v) => seen.push(`${v.lane} ${v.updated_at}`));
+    try {
+      await waitFor(() => processor.feed.listenerCount === 1);
+      await processor.close();
+      // While it is away, lane a is evaluated again; b is as it was.
+      const later = exampleRecord('a', { now: NOW + 5000 });
+      await store.write([later]);
+      processor = await startProcessor({ ...options, port, store });
+      await waitFor(() => seen.length > 0);
+      await sleep(100);
+      assert.deepEqual(seen, [`a ${later.updated_at}`]);
+    } finally {
+      await stop();
+      await reader.close();
+      await processor.close();
+    }
   });
 
   it('answers from what it last read when the processor goes away', async () => {
