@@ -65,6 +65,27 @@ describe('lanewatch CLI', () => {
     }
   });
 
+  it('names a bad "match" URL of a lanes file without its credentials or query', async () => {
+    const SECRET = 'CANARY-0b6d';
+    const dir = await mkdtemp(join(tmpdir(), 'cli-'));
+    try {
+      const file = join(dir, 'lanes.yaml');
+      await writeFile(
+        file,
+        `lanes:\n  local:\n    match: [http://u:p-${SECRET}@127.0.0.1:11434/api?key=${SECRET}]\n`,
+      );
+      const bad = context();
+      assert.equal(await runCli(['serve', '--lanes', file, '--store', 'memory:'], bad.ctx), 2);
+      assert.equal(
+        bad.err.join(''),
+        `lanewatch serve: ${file} line 3: "match" entries must be URL prefixes like http://127.0.0.1:8000/v1; entry 1 (http://127.0.0.1:11434/api) carries a query or credentials; remove them\n`,
+      );
+      assert.equal(bad.out.join(''), '');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('dispatches to any command in the list (how demo and probe plug in)', async () => {
     const demo: Command = {
       name: 'demo',

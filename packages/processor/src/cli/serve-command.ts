@@ -8,7 +8,8 @@ import { openLaneHealthStore, shownStoreUrl } from '../store/open-store.ts';
 import { MetricsExportConfigError, metricsExportFromEnv, printableUrl } from '../telemetry/export-config.ts';
 import type { MetricsExportOptions } from '../telemetry/metrics-export.ts';
 import type { CliContext, Command } from './cli-context.ts';
-import { parseServeOptions, serveHelp } from './serve-options.ts';
+import { listenFailure } from './listen-address.ts';
+import { readServeOptions, serveHelp } from './serve-options.ts';
 import { UsageError } from './usage-error.ts';
 
 /** `lanewatch serve`: the processor, until SIGINT/SIGTERM. */
@@ -20,7 +21,7 @@ export const serveCommand: Command = {
       context.stdout(`${serveHelp()}\n`);
       return 0;
     }
-    const options = parseServeOptions(args, context.env);
+    const { options, sources } = readServeOptions(args, context.env);
     let metricsExport: MetricsExportOptions | undefined;
     try {
       metricsExport = metricsExportFromEnv(context.env, options.otlpEndpoint);
@@ -48,23 +49,36 @@ export const serveCommand: Command = {
         lastStoreError = kind;
       },
     });
-    const processor = await startProcessor({
-      port: options.port,
-      host: options.host,
-      store,
-      lanes,
-      windows: createAggregationWindows({ windowS: options.windowS, sliceS: options.sliceS }),
-      intervalS: options.intervalS,
-      windowS: options.windowS,
-      config: {
-        ...DEFAULT_EVALUATION_CONFIG,
-        minSamples: options.minSamples,
-        recordTtlS: options.recordTtlS,
-      },
-      bearerToken: options.token,
-      log,
-      metricsExport,
-    });
+    let processor: Awaited<ReturnType<typeof startProcessor>>;
+    try {
+      processor = await startProcessor({
+        port: options.port,
+        host: options.host,
+        store,
+        lanes,
+        windows: createAggregationWindows({ windowS: options.windowS, sliceS: options.sliceS }),
+        intervalS: options.intervalS,
+        windowS: options.windowS,
+        config: {
+          ...DEFAULT_EVALUATION_CONFIG,
+          minSamples: options.minSamples,
+          recordTtlS: options.recordTtlS,
+        },
+        bearerToken: options.token,
+        log,
+        metricsExport,
+      });
+    } catch (error) {
+      // The store is open (a Redis client would keep the process alive): close it before saying why.
+      await store.close().catch(() => undefined);
+      throw (
+        listenFailure(error, {
+          port: options.port,
+          hostSource: sources.host,
+          portSource: sources.port,
+        }) ?? error
+      );
+    }
     const ownMetrics = metricsExport
       ? `own metrics to ${printableUrl(metricsExport.url)} every ${(metricsExport.intervalMs ?? options.intervalS * 1000) / 1000} s`
       : 'own metrics not exported (no OTLP endpoint)';

@@ -1,5 +1,6 @@
 import { DEFAULT_EVALUATION_CONFIG } from '../evaluation/evaluation-config.ts';
 import { DEFAULT_STORE_URL, storeUrlProblem } from '../store/open-store.ts';
+import { listenHostProblem } from './listen-address.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface ServeOptions {
@@ -16,7 +17,7 @@ export interface ServeOptions {
   readonly otlpEndpoint: string | undefined;
 }
 
-type Kind = 'port' | 'seconds' | 'count' | 'string' | 'store' | 'url';
+type Kind = 'port' | 'host' | 'seconds' | 'count' | 'string' | 'store' | 'url';
 
 /** Every option of `lanewatch serve`: flag, variable, default — the README's table is this list. */
 export const SERVE_OPTIONS = [
@@ -32,7 +33,7 @@ export const SERVE_OPTIONS = [
     key: 'host',
     flag: '--host',
     env: 'LANEWATCH_HOST',
-    kind: 'string',
+    kind: 'host',
     default: '127.0.0.1',
     help: 'address to listen on (0.0.0.0 for every interface)',
   },
@@ -42,7 +43,7 @@ export const SERVE_OPTIONS = [
     env: 'LANEWATCH_STORE',
     kind: 'store',
     default: DEFAULT_STORE_URL,
-    help: 'lane-health store: file:PATH, redis://host:6379[/db][?prefix=NAME] or memory:',
+    help: 'lane-health store: file:PATH, redis://host:6379[/db][?prefix=NAME], rediss://… (TLS) or memory:',
   },
   {
     key: 'lanes',
@@ -106,7 +107,7 @@ export const SERVE_OPTIONS = [
     env: 'LANEWATCH_OTLP_ENDPOINT',
     kind: 'url',
     default: undefined,
-    help: "OTLP/HTTP base URL for the processor's own metrics (else OTEL_EXPORTER_OTLP_ENDPOINT; none: not exported)",
+    help: "OTLP/HTTP base URL for the processor's own metrics (/v1/metrics appended); else OTEL_EXPORTER_OTLP_METRICS_ENDPOINT (used as is), else OTEL_EXPORTER_OTLP_ENDPOINT (/v1/metrics appended); none: not exported",
   },
 ] as const satisfies readonly {
   key: keyof ServeOptions;
@@ -140,6 +141,12 @@ function parseValue(kind: Kind, raw: string, source: string): number | string {
       if (problem !== undefined) throw new UsageError(`${source} must be ${problem}`);
       return raw;
     }
+    case 'host': {
+      // Never echoed: a value in the wrong place may be a URL with a password, or a key.
+      const problem = listenHostProblem(raw);
+      if (problem !== undefined) throw new UsageError(`${source} must be ${problem}`);
+      return raw;
+    }
     case 'string':
       if (raw === '') throw bad('a non-empty value');
       return raw;
@@ -155,11 +162,20 @@ function parseValue(kind: Kind, raw: string, source: string): number | string {
   }
 }
 
+/**
+ * The options and where each came from: the flag or `LANEWATCH_*` variable that set it, `undefined`
+ * when it is the default — for messages that must name what to change.
+ */
+export interface ServeSettings {
+  readonly options: ServeOptions;
+  readonly sources: Readonly<Record<keyof ServeOptions, string | undefined>>;
+}
+
 /** Flags win over `LANEWATCH_*` variables, which win over defaults. `--flag value` and `--flag=value`. */
-export function parseServeOptions(
+export function readServeOptions(
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
-): ServeOptions {
+): ServeSettings {
   const values = new Map<string, { raw: string; source: string }>();
   for (const option of SERVE_OPTIONS) {
     const fromEnv = env[option.env];
@@ -176,17 +192,22 @@ export function parseServeOptions(
     values.set(option.key, { raw, source: flag });
   }
   const out: Record<string, number | string | undefined> = {};
+  const sources: Record<string, string | undefined> = {};
   for (const option of SERVE_OPTIONS) {
     const given = values.get(option.key);
     const raw = given?.raw ?? option.default;
     out[option.key] =
       raw === undefined ? undefined : parseValue(option.kind, raw, given?.source ?? option.flag);
+    sources[option.key] = given?.source;
   }
   const options = out as unknown as Omit<ServeOptions, 'recordTtlS'> & { recordTtlS: number | undefined };
+  // Each value named by where it came from: the user may have set only one of the two.
+  const named = (key: 'windowS' | 'sliceS', flag: string) =>
+    `${sources[key] ?? `the default ${flag}`} (${options[key]} s)`;
+  const windowNamed = named('windowS', '--window');
+  const sliceNamed = named('sliceS', '--slice');
   if (options.sliceS > options.windowS) {
-    throw new UsageError(
-      `--slice (${options.sliceS} s) must not be longer than --window (${options.windowS} s)`,
-    );
+    throw new UsageError(`${sliceNamed} must not be longer than ${windowNamed}`);
   }
   // The windows slide by whole slices of whole seconds.
   if (
@@ -194,11 +215,20 @@ export function parseServeOptions(
     !Number.isInteger(options.windowS) ||
     options.windowS % options.sliceS !== 0
   ) {
-    throw new UsageError(
-      `--window (${options.windowS} s) must be a whole number of --slice (${options.sliceS} s), both whole seconds`,
-    );
+    throw new UsageError(`${windowNamed} must be a whole number of ${sliceNamed}, both whole seconds`);
   }
-  return { ...options, recordTtlS: options.recordTtlS ?? Math.max(60, 3 * options.intervalS) };
+  return {
+    options: { ...options, recordTtlS: options.recordTtlS ?? Math.max(60, 3 * options.intervalS) },
+    sources: sources as Record<keyof ServeOptions, string | undefined>,
+  };
+}
+
+/** `readServeOptions` without the sources. */
+export function parseServeOptions(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ServeOptions {
+  return readServeOptions(args, env).options;
 }
 
 export function serveHelp(): string {

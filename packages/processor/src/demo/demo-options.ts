@@ -13,6 +13,8 @@ export interface DemoOptions {
   readonly jobRate: number;
   /** Where `lane-health.json` and `lanewatch-report.html` are written. */
   readonly outDir: string;
+  /** Where `outDir` came from (`--out` or `LANEWATCH_DEMO_OUT`), for messages about it. */
+  readonly outSource: string;
   readonly seed: string;
   readonly minSamples: number;
   /** The processor's port (0: any free port). */
@@ -118,6 +120,7 @@ export function parseDemoOptions(
     ratePerLane: rate ? numberIn(rate.raw, rate.source, 0.1, 100, 'calls per second') : 4,
     jobRate: jobs ? numberIn(jobs.raw, jobs.source, 0, 100, 'jobs per second') : 3,
     outDir: out?.raw ?? '.',
+    outSource: out?.source ?? '--out',
     seed: seed?.raw ?? 'lanewatch',
     minSamples: minSamples ? countOf(minSamples.raw, minSamples.source) : 50,
     port: port ? Number(port.raw) : 0,

@@ -67,6 +67,18 @@ describe('lanewatch demo, as its README documents it', { concurrency: true }, ()
         /^lanewatch demo: LANEWATCH_DEMO_RATE must be calls per second from 0\.1/,
       ],
       [['--jobs', 'many'], {}, /^lanewatch demo: --jobs must be jobs per second from 0 to 100, got "many"/],
+      // A negative number is a value out of range, not a missing one.
+      [['--jobs', '-1'], {}, /^lanewatch demo: --jobs must be jobs per second from 0 to 100, got "-1"\n$/],
+      [
+        ['--rate', '-0.5'],
+        {},
+        /^lanewatch demo: --rate must be calls per second from 0\.1 to 100, got "-0\.5"\n$/,
+      ],
+      [
+        ['--duration', '-3'],
+        {},
+        /^lanewatch demo: --duration must be a number of seconds above 0, got "-3"\n$/,
+      ],
       [['--duration', '0'], {}, /^lanewatch demo: --duration must be a number of seconds above 0/],
       [
         [],
@@ -115,6 +127,23 @@ describe('lanewatch demo, as its README documents it', { concurrency: true }, ()
       /lane-health\.json exists and is not a lane-health file; choose another --out directory/,
     );
     assert.equal(await readFile(path, 'utf8'), 'not a lane-health file');
+  });
+
+  it('an --out that is a file, or under one, exits 2 saying it must be a directory', async () => {
+    const dir = await tempDir('file');
+    const file = join(dir, 'results');
+    await writeFile(file, 'a file the user keeps');
+    const flag = await demo(['--out', file]);
+    assert.equal(flag.code, 2, flag.err);
+    assert.equal(flag.err, `lanewatch demo: --out must be a directory; ${file} is a file\n`);
+    assert.equal(flag.out, '');
+    const variable = await demo([], { LANEWATCH_DEMO_OUT: join(file, 'sub') });
+    assert.equal(variable.code, 2, variable.err);
+    assert.equal(
+      variable.err,
+      `lanewatch demo: LANEWATCH_DEMO_OUT must be a directory; ${join(file, 'sub')} has a file in its path\n`,
+    );
+    assert.equal(await readFile(file, 'utf8'), 'a file the user keeps');
   });
 
   it('--port, --out, --time-scale and LANEWATCH_MIN_SAMPLES: the processor answers on that port while it runs, files go to --out, times are scaled', async () => {

@@ -63,7 +63,18 @@ async function clearOldDemoFile(path: string): Promise<void> {
  */
 export async function runDemo(options: DemoOptions, io: DemoIo): Promise<DemoResult> {
   const outDir = resolve(options.outDir);
-  await mkdir(outDir, { recursive: true });
+  try {
+    await mkdir(outDir, { recursive: true });
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    // EEXIST: the path is a file; ENOTDIR: a part of it is.
+    if (code === 'EEXIST' || code === 'ENOTDIR') {
+      throw new UsageError(
+        `${options.outSource} must be a directory; ${outDir} ${code === 'EEXIST' ? 'is a file' : 'has a file in its path'}`,
+      );
+    }
+    throw error;
+  }
   const healthPath = join(outDir, 'lane-health.json');
   const reportPath = join(outDir, 'lanewatch-report.html');
   await clearOldDemoFile(healthPath);

@@ -85,7 +85,27 @@ describe('lanes file', () => {
       problems[2] ?? '',
       /line 5: "match" entries .* carries a query or credentials; remove them$/,
     );
-    assert.match(problems[3] ?? '', /line 5: .*"not a url" is not an absolute URL$/);
+    assert.match(problems[3] ?? '', /line 5: .*; entry 2 is not an absolute URL$/);
+  });
+
+  it('names a bad "match" entry without its credentials, query or a value that is not a URL', () => {
+    const SECRET = 'CANARY-3f9a';
+    const problems = problemsOf(
+      [
+        'lanes:',
+        '  local:',
+        '    match:',
+        `      - http://u:p-${SECRET}@127.0.0.1:11434/api?key=${SECRET}`,
+        `      - u:${SECRET}@127.0.0.1/v1`,
+        `      - redis://u:${SECRET}@127.0.0.1:6379`,
+      ].join('\n'),
+    );
+    assert.deepEqual(problems, [
+      'lanes.yaml line 4: "match" entries must be URL prefixes like http://127.0.0.1:8000/v1; entry 1 (http://127.0.0.1:11434/api) carries a query or credentials; remove them',
+      'lanes.yaml line 5: "match" entries must be URL prefixes like http://127.0.0.1:8000/v1; entry 2 is not http or https',
+      'lanes.yaml line 6: "match" entries must be URL prefixes like http://127.0.0.1:8000/v1; entry 3 is not http or https',
+    ]);
+    for (const problem of problems) assert.ok(!problem.includes(SECRET), problem);
   });
 
   it('reports YAML syntax errors and a missing file with the path', async () => {

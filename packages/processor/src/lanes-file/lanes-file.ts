@@ -4,6 +4,7 @@ import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type YAM
 import { DEFAULT_SCORECARD } from '../evaluation/evaluate-lane.ts';
 import type { LaneEvaluationConfig } from '../evaluation/evaluation-config.ts';
 import type { LaneScorecard } from '../evaluation/lane-health.ts';
+import { printableUrl } from '../telemetry/export-config.ts';
 import { LanesFileError, type LanesFileProblem } from './lanes-file-error.ts';
 
 /** Per-lane evaluation overrides; also allowed under `defaults:` for every lane. */
@@ -146,14 +147,14 @@ function readLane(name: string, map: YAMLMap, line: number, problem: Report): La
   const matchNode = fields.get('match');
   if (matchNode) {
     const items = isSeq(matchNode) ? matchNode.items : [matchNode];
-    for (const item of items as Node[]) {
+    for (const [index, item] of (items as Node[]).entries()) {
       const url = isScalar(item) && typeof item.value === 'string' ? item.value : undefined;
       const reason = url === undefined ? 'is not a string' : urlProblem(url);
       if (reason)
         problem(
           item,
           'match',
-          `"match" entries must be URL prefixes like http://127.0.0.1:8000/v1; ${shown(item)} ${reason}`,
+          `"match" entries must be URL prefixes like http://127.0.0.1:8000/v1; ${shownEntry(url, index)} ${reason}`,
         );
       else if (url !== undefined) match.push(url);
     }
@@ -184,6 +185,16 @@ function urlProblem(url: string): string | undefined {
   if (parsed.search || parsed.username || parsed.password)
     return 'carries a query or credentials; remove them';
   return undefined;
+}
+
+/**
+ * A `match` entry as a message may show it: by its position, with scheme, host and path when it is an
+ * http(s) URL — never its user, password or query, nor a value that is not a URL (it may be a key).
+ */
+function shownEntry(url: string | undefined, index: number): string {
+  const position = `entry ${index + 1}`;
+  if (url === undefined || !URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) return position;
+  return `${position} (${printableUrl(url)})`;
 }
 
 function fieldsOf(map: YAMLMap, allowed: readonly string[], problem: Report): Map<string, Node> {

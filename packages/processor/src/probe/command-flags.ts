@@ -21,7 +21,12 @@ export function parseFlags(
   options.help = { type: 'boolean' };
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: false });
+    parsed = parseArgs({
+      args: withNegativeValues(args, specs),
+      options,
+      strict: true,
+      allowPositionals: false,
+    });
   } catch (error) {
     const code = (error as { code?: string }).code;
     const flag = /'(-{1,2}[^'\s]*)/.exec((error as Error).message)?.[1];
@@ -44,6 +49,24 @@ export function parseFlags(
     if (typeof value === 'string' || typeof value === 'boolean') values.set(`--${name}`, value);
   }
   return values;
+}
+
+/**
+ * `--jobs -1` as `--jobs=-1`: `node:util` takes a value that starts with "-" for an option, and would
+ * report the flag as missing its value; a negative number is a value, to be judged by the flag's range.
+ */
+function withNegativeValues(args: readonly string[], specs: readonly FlagSpec[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const next = args[i + 1];
+    const takesValue = specs.some((spec) => spec.flag === arg && spec.switch !== true);
+    if (takesValue && next !== undefined && /^-(\d|\.\d|Infinity$)/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 /** A number of seconds above 0 (`--duration 30`, `--interval 0.5`). */

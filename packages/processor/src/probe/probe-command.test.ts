@@ -8,6 +8,7 @@ import { DEFAULT_EVALUATION_CONFIG } from '../evaluation/evaluation-config.ts';
 import { createAggregationWindows } from '../server/aggregation-windows.ts';
 import { startProcessor } from '../server/processor.ts';
 import { createMemoryStore } from '../store/memory-store.ts';
+import { startOtlpJsonSink } from '../telemetry/otlp-json-sink.test-helper.ts';
 import { freePort } from '../wait.test-helper.ts';
 import { killAll, lanewatch } from './cli-process.test-helper.ts';
 import { PROVIDER_FORMATS } from './provider-request.ts';
@@ -295,6 +296,37 @@ describe('lanewatch probe when things go wrong', { concurrency: true }, () => {
       assert.equal(probed?.state, 'healthy');
     } finally {
       await processor.close();
+    }
+  });
+
+  it('sends OTEL_EXPORTER_OTLP_HEADERS with its export, as the --otlp-endpoint credentials message advises', async () => {
+    const sink = await startOtlpJsonSink();
+    try {
+      const done = await lanewatch(
+        [
+          'probe',
+          '--base-url',
+          server.url,
+          '--model',
+          'm',
+          '--format',
+          'ollama',
+          '--samples',
+          '2',
+          '--interval',
+          '0',
+          '--otlp-endpoint',
+          sink.url,
+        ],
+        { env: { OTEL_EXPORTER_OTLP_HEADERS: `authorization=Basic%20${KEY_CANARY}` } },
+      ).finished;
+      assert.equal(done.code, 0, done.stderr);
+      // Histograms only: the sink's points (gauges and sums) are empty, the request is what counts.
+      const request = await sink.waitFor(() => true);
+      assert.equal(request.headers.authorization, `Basic ${KEY_CANARY}`);
+      assertNoContent(`${done.stdout}${done.stderr}`);
+    } finally {
+      await sink.close();
     }
   });
 

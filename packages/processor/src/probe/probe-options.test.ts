@@ -93,6 +93,15 @@ describe('lanewatch probe options', () => {
       usage(['--base-url', 'http://h', '--model', 'm', '--interval=-1']),
       /--interval must be a number of seconds from 0/,
     );
+    // A negative number after the flag is its value, out of range — not a missing value.
+    assert.equal(
+      usage(['--base-url', 'http://h', '--model', 'm', '--interval', '-1']),
+      '--interval must be a number of seconds from 0, got "-1"',
+    );
+    assert.equal(
+      usage(['--base-url', 'http://h', '--model', 'm', '--retries', '-2']),
+      '--retries must be a whole number, at least 0, got "-2"',
+    );
     assert.match(
       usage(['--base-url', 'http://h', '--model', 'm', '--smaples', '3']),
       /unknown option "--smaples"; see lanewatch probe --help/,
@@ -116,6 +125,47 @@ describe('lanewatch probe options', () => {
       }),
       /^LANEWATCH_PROBE_SAMPLES must be/,
     );
+  });
+
+  it('--otlp-endpoint with credentials or a query points at the OTLP headers variable, not the provider key, and never echoes them', () => {
+    const base = ['--base-url', 'http://h/v1', '--model', 'm'];
+    const credentials = usage([...base, '--otlp-endpoint', `http://u:${SECRET}@127.0.0.1:4318`]);
+    assert.equal(
+      credentials,
+      '--otlp-endpoint must not carry credentials: remove them, and send them as a header in OTEL_EXPORTER_OTLP_HEADERS (e.g. authorization=Basic%20…)',
+    );
+    const query = usage([], {
+      LANEWATCH_PROBE_BASE_URL: 'http://h/v1',
+      LANEWATCH_PROBE_MODEL: 'm',
+      LANEWATCH_PROBE_OTLP_ENDPOINT: `http://127.0.0.1:4318/?key=${SECRET}`,
+    });
+    assert.equal(
+      query,
+      'LANEWATCH_PROBE_OTLP_ENDPOINT must not carry a query string or fragment: remove it (a key goes in a header, in OTEL_EXPORTER_OTLP_HEADERS)',
+    );
+    assert.match(
+      usage([...base, '--otlp-endpoint', `grpc://127.0.0.1:4317`]),
+      /^--otlp-endpoint must start with http:\/\/ or https:\/\/ \(OTLP\/HTTP\), e\.g\. http:\/\/127\.0\.0\.1:4320$/,
+    );
+    assert.match(
+      usage([...base, '--otlp-endpoint', `not a url ${SECRET}`]),
+      /^--otlp-endpoint is not a URL: give the OTLP\/HTTP receiver's base/,
+    );
+    for (const message of [credentials, query]) {
+      assert.ok(!message.includes(SECRET) && !message.includes('LANEWATCH_PROBE_API_KEY'), message);
+    }
+  });
+
+  it("--help says --interval spaces one sample's end from the next one's start", () => {
+    const row =
+      probeHelp()
+        .split('\n')
+        .find((line) => line.trimStart().startsWith('--interval ')) ?? '';
+    assert.match(
+      row,
+      /seconds from one sample's end \(its call and any 429 retries\) to the next one's start \(default 1\)/,
+    );
+    assert.ok(!row.includes('between one call and the next'), row);
   });
 
   it('lists every flag and variable in --help', () => {

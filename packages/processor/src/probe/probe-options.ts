@@ -50,7 +50,7 @@ export const PROBE_FLAGS = [
   {
     flag: '--interval',
     env: 'LANEWATCH_PROBE_INTERVAL_S',
-    help: 'seconds between one call and the next (default 1)',
+    help: "seconds from one sample's end (its call and any 429 retries) to the next one's start (default 1)",
   },
   {
     flag: '--timeout',
@@ -115,6 +115,37 @@ export function parseBaseUrl(raw: string, source: string): URL {
   if (url.search !== '' || url.hash !== '') {
     throw new UsageError(
       `${source} must not carry a query string or fragment (keys do not belong in URLs): pass the key in LANEWATCH_PROBE_API_KEY`,
+    );
+  }
+  return url;
+}
+
+/**
+ * An OTLP/HTTP endpoint that can be used, or a `UsageError` that says what to fix (never echoing it).
+ * Credentials go in a header: the exporter sends `OTEL_EXPORTER_OTLP_HEADERS` (and `…_METRICS_HEADERS`).
+ */
+export function parseOtlpEndpoint(raw: string, source: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new UsageError(
+      `${source} is not a URL: give the OTLP/HTTP receiver's base, e.g. http://127.0.0.1:4320 (lanewatch serve) or http://127.0.0.1:4318 (a collector)`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(
+      `${source} must start with http:// or https:// (OTLP/HTTP), e.g. http://127.0.0.1:4320`,
+    );
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError(
+      `${source} must not carry credentials: remove them, and send them as a header in OTEL_EXPORTER_OTLP_HEADERS (e.g. authorization=Basic%20…)`,
+    );
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new UsageError(
+      `${source} must not carry a query string or fragment: remove it (a key goes in a header, in OTEL_EXPORTER_OTLP_HEADERS)`,
     );
   }
   return url;
@@ -211,7 +242,7 @@ export function parseProbeOptions(
     throw new UsageError(`${lane.source} must be ${LANE_NAME_RULE}, got ${JSON.stringify(lane.raw)}`);
   }
   const otlp = value('--otlp-endpoint');
-  if (otlp) parseBaseUrl(otlp.raw, otlp.source);
+  if (otlp) parseOtlpEndpoint(otlp.raw, otlp.source);
 
   const samples = value('--samples');
   const interval = value('--interval');

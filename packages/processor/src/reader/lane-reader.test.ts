@@ -187,4 +187,21 @@ describe('createLaneReader', () => {
   it('refuses a source it does not know, saying which ones it does', async () => {
     await assert.rejects(createLaneReader('ftp://x'), /is not one of file:.*redis:.*http:/);
   });
+
+  it('names a source it refuses without its user, password or query', async () => {
+    const SECRET = 'CANARY-c07e';
+    const cases: [string, string][] = [
+      [`ftp://user:${SECRET}@h/x?key=${SECRET}`, 'a ftp: URL'],
+      [`sk-${SECRET}`, 'a value that is not a URL'],
+    ];
+    for (const [source, shown] of cases) {
+      await assert.rejects(createLaneReader(source), (error: Error) => {
+        assert.equal(
+          error.message,
+          `lane source ${shown} is not one of file:./lane-health.json, redis://host:6379 or http://host:4320`,
+        );
+        return true;
+      });
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import { type LaneHealth, type LaneHealthView, viewOf } from '../evaluation/lane-health.ts';
 import type { LaneHealthStore } from '../store/lane-health-store.ts';
-import { openLaneHealthStore, StoreUrlError } from '../store/open-store.ts';
+import { openLaneHealthStore, StoreUrlError, shownStoreUrl } from '../store/open-store.ts';
 import { createHttpLaneSource } from './http-lane-source.ts';
 
 /**
@@ -47,8 +47,9 @@ export async function createLaneReader(source: string, options: LaneReaderOption
     });
     lanes = store;
   } else {
+    // Not echoed: a source in the wrong place may carry a password or be a key.
     throw new StoreUrlError(
-      `lane source "${source}" is not one of file:./lane-health.json, redis://host:6379 or http://host:4320`,
+      `lane source ${shownStoreUrl(source)} is not one of file:./lane-health.json, redis://host:6379 or http://host:4320`,
     );
   }
   return {

@@ -26,6 +26,19 @@ describe('metricsExportFromEnv', () => {
     );
   });
 
+  it('appends /v1/metrics to the path of a base endpoint and keeps its query for the request', () => {
+    const cases: [Record<string, string>, string | undefined, string][] = [
+      [{}, 'http://127.0.0.1:14318/base?tenant=a', 'http://127.0.0.1:14318/base/v1/metrics?tenant=a'],
+      [{}, 'https://gw.example/otlp/?tenant=a#x', 'https://gw.example/otlp/v1/metrics?tenant=a'],
+      [
+        { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318?tenant=b' },
+        undefined,
+        'http://collector:4318/v1/metrics?tenant=b',
+      ],
+    ];
+    for (const [env, endpoint, url] of cases) assert.equal(metricsExportFromEnv(env, endpoint)?.url, url);
+  });
+
   it('reads protocol, interval and timeout from the OpenTelemetry variables', () => {
     const base = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' };
     assert.deepEqual(metricsExportFromEnv(base), {

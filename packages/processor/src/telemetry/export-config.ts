@@ -21,7 +21,7 @@ function given(env: Env, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-function checkedUrl(raw: string, source: string): string {
+function checkedUrl(raw: string, source: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -33,12 +33,18 @@ function checkedUrl(raw: string, source: string): string {
       `${source} must be an http:// or https:// URL (OTLP/HTTP; OTLP/gRPC is not supported)`,
     );
   }
-  return url.href;
+  return url;
 }
 
-/** OTLP spec: a base endpoint gets `v1/metrics` appended, relative to its path. */
-function metricsUrlOf(base: string): string {
-  return base.endsWith('/') ? `${base}v1/metrics` : `${base}/v1/metrics`;
+/**
+ * OTLP spec: a base endpoint gets `v1/metrics` appended, relative to its path — to the path, not to
+ * the URL's text, so a query (`?tenant=a`) stays the request's query.
+ */
+function metricsUrlOf(base: URL): string {
+  const url = new URL(base.href);
+  url.pathname = url.pathname.endsWith('/') ? `${url.pathname}v1/metrics` : `${url.pathname}/v1/metrics`;
+  url.hash = '';
+  return url.href;
 }
 
 function milliseconds(env: Env, name: string): number | undefined {
@@ -83,7 +89,7 @@ export function metricsExportFromEnv(env: Env, endpoint?: string): MetricsExport
   else {
     const signal = given(env, 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT');
     const base = given(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
-    if (signal !== undefined) url = checkedUrl(signal, 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT');
+    if (signal !== undefined) url = checkedUrl(signal, 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT').href;
     else if (base !== undefined) url = metricsUrlOf(checkedUrl(base, 'OTEL_EXPORTER_OTLP_ENDPOINT'));
   }
   if (url === undefined) return undefined;

@@ -9,7 +9,7 @@ import { type SinkPoint, startOtlpJsonSink } from './otlp-json-sink.test-helper.
 const LANES = fileURLToPath(new URL('../lanes-file/lanes.example.yaml', import.meta.url));
 
 /** `lanewatch serve` in this process, stopped when `stop` resolves. */
-function serve(env: Record<string, string>, stop: Promise<string>) {
+function serve(env: Record<string, string>, stop: Promise<string>, args: readonly string[] = []) {
   const out: string[] = [];
   const err: string[] = [];
   const context: CliContext = {
@@ -18,7 +18,7 @@ function serve(env: Record<string, string>, stop: Promise<string>) {
     stderr: (t) => err.push(t),
     stopRequested: stop,
   };
-  return { code: runCli(['serve', '--lanes', LANES, '--interval', '1'], context), out, err };
+  return { code: runCli(['serve', '--lanes', LANES, '--interval', '1', ...args], context), out, err };
 }
 
 describe('lanewatch serve: its own metrics', () => {
@@ -51,6 +51,31 @@ describe('lanewatch serve: its own metrics', () => {
       assert.equal(await run.code, 0);
       await sink.close();
     }
+  });
+
+  it('--otlp-endpoint with a path and a query: posts to PATH/v1/metrics?QUERY, and prints neither query nor credentials', async () => {
+    const SECRET = 'CANARY-9d2b';
+    const sink = await startOtlpJsonSink();
+    const endpoint = sink.url.replace('http://', `http://user:${SECRET}@`);
+    let stop = (_signal: string) => {};
+    const run = serve(
+      { OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json', OTEL_METRIC_EXPORT_INTERVAL: '100' },
+      new Promise((resolve) => {
+        stop = resolve;
+      }),
+      ['--otlp-endpoint', `${endpoint}/base?tenant=${SECRET}`],
+    );
+    try {
+      const request = await sink.waitFor((points) => points.length > 0);
+      assert.equal(request.path, `/base/v1/metrics?tenant=${SECRET}`);
+      assert.match(run.out.join(''), new RegExp(`own metrics to ${sink.url}/base/v1/metrics every 0.1 s\n`));
+    } finally {
+      stop('SIGTERM');
+      assert.equal(await run.code, 0);
+      await sink.close();
+    }
+    const printed = run.out.join('') + run.err.join('');
+    assert.ok(!printed.includes(SECRET), printed);
   });
 
   it('exports nothing when no endpoint is set, and says so', async () => {
