@@ -71,6 +71,21 @@ describe('lanes file', () => {
     ]);
   });
 
+  it('shows a bad value or an unknown field only when it looks like a setting, never a pasted key', () => {
+    const SECRET = 'sk-CANARY-Lf7Qx2';
+    const problems = problemsOf(
+      ['lanes:', '  fast:', `    can_hold_secret: ${SECRET}`, `    ${SECRET}: 1`, `    rank: ${SECRET}`].join(
+        '\n',
+      ),
+    );
+    assert.deepEqual(problems, [
+      'lanes.yaml line 4: unknown field (a name that is not shown); expected one of match, can_hold_secret, offline_capable, handoff_s, rank, min_samples, p95_budget_s, cutoff_multiplier',
+      'lanes.yaml line 3: "can_hold_secret" must be true or false, got a value that is not shown',
+      'lanes.yaml line 5: "rank" must be a whole number (lower is preferred), got a value that is not shown',
+    ]);
+    assert.ok(!problems.join('\n').includes('CANARY'));
+  });
+
   it('rejects unknown fields, milestones and URLs with a query', () => {
     const problems = problemsOf(
       'lanes:\n  a:\n    handof_s: 1\n    p95_budget_s: {ttft: 2}\n    match: ["https://x.example/v1?key=abc", "not a url"]\n',

@@ -202,7 +202,8 @@ function fieldsOf(map: YAMLMap, allowed: readonly string[], problem: Report): Ma
   for (const pair of map.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : '';
     if (!allowed.includes(key)) {
-      problem(pair.key as Node, key, `unknown field "${key}"; expected one of ${allowed.join(', ')}`);
+      const named = /^[a-z0-9_]{1,40}$/.test(key) ? `"${key}"` : '(a name that is not shown)';
+      problem(pair.key as Node, key, `unknown field ${named}; expected one of ${allowed.join(', ')}`);
       continue;
     }
     fields.set(key, (pair.value as Node | null) ?? (pair.key as Node));
@@ -281,9 +282,17 @@ function readOverrides(
   return out;
 }
 
+/**
+ * A value as a message may show it: a number, a boolean, or a short lowercase word or two, as a
+ * mistyped setting is; not anything else — a key pasted into the wrong field is longer or mixed-case.
+ */
 function shown(node: Node | null | undefined): string {
   if (!node) return 'nothing';
-  if (isScalar(node)) return JSON.stringify(node.value) ?? String(node.value);
+  if (isScalar(node)) {
+    const { value } = node;
+    if (typeof value === 'string' && !/^[a-z0-9 ._/-]{0,24}$/.test(value)) return 'a value that is not shown';
+    return JSON.stringify(value) ?? String(value);
+  }
   if (isSeq(node)) return 'a list';
   if (isMap(node)) return 'a mapping';
   return 'something else';
