@@ -73,6 +73,18 @@ const RESOURCE = {
   'telemetry.sdk.language': 'nodejs',
 };
 
+/**
+ * What else may carry content or a key: the same attributes on the resource and the instrumentation
+ * scope (target_info and otel_scope_* labels in Prometheus), and the command line the Node SDK's
+ * process detector puts on the resource (`node app.js --api-key …`).
+ */
+const COMMAND_LINE = {
+  'process.command_args': ['node', 'app.js', `--api-key=${CANARY}`],
+  'process.command_line': `node app.js --api-key=${CANARY}`,
+};
+const RESOURCE_SENT = { ...RESOURCE, ...CONTENT, ...COMMAND_LINE };
+const SCOPE_SENT = { ...CONTENT };
+
 function laneAttributes(lane: string): Record<string, AttributeValue> {
   return {
     [ATTR.operationName]: 'chat',
@@ -119,7 +131,7 @@ const ns = (date: number) => BigInt(date) * 1_000_000n;
 /** Cumulative points for every metric and lane, `repeat` times the lane's values (scale 10 > 8). */
 function histogramBatch(startNs: bigint, timeNs: bigint, repeat: number) {
   return metricsRequest(
-    RESOURCE,
+    RESOURCE_SENT,
     SERIES.map(({ otel, unit }) => ({
       name: otel,
       unit,
@@ -133,6 +145,7 @@ function histogramBatch(startNs: bigint, timeNs: bigint, repeat: number) {
         }),
       ),
     })),
+    SCOPE_SENT,
   );
 }
 
@@ -240,7 +253,8 @@ describe('collector-config: the pipeline into Prometheus and OTLP receivers', ()
       otlpHttpUrl,
       '/v1/traces',
       traceRequest({
-        resource: RESOURCE,
+        resource: RESOURCE_SENT,
+        scopeAttributes: SCOPE_SENT,
         spanId: 'eee19b7ec3c1b174',
         spanName: 'chat with events',
         spanAttributes,
@@ -256,7 +270,8 @@ describe('collector-config: the pipeline into Prometheus and OTLP receivers', ()
       otlpHttpUrl,
       '/v1/traces',
       traceRequest({
-        resource: RESOURCE,
+        resource: RESOURCE_SENT,
+        scopeAttributes: SCOPE_SENT,
         spanId: 'eee19b7ec3c1b175',
         spanName: 'chat without events',
         spanAttributes,
@@ -269,7 +284,8 @@ describe('collector-config: the pipeline into Prometheus and OTLP receivers', ()
       otlpHttpUrl,
       '/v1/logs',
       logsRequest({
-        resource: RESOURCE,
+        resource: RESOURCE_SENT,
+        scopeAttributes: SCOPE_SENT,
         records: [
           { eventName: 'gen_ai.user.message', body: `${CANARY} event body`, attributes: { ...CONTENT } },
           { body: `${CANARY} legacy event body`, attributes: { 'event.name': 'gen_ai.choice' } },
@@ -373,9 +389,11 @@ describe('collector-config: the pipeline into Prometheus and OTLP receivers', ()
     const all = await prometheus.series('{__name__=~".+"}');
     assert.ok(all.length > 0);
     assertNoCanary('Prometheus series', JSON.stringify(all));
-    for (const key of Object.keys(CONTENT)) {
+    for (const key of [...Object.keys(CONTENT), ...Object.keys(COMMAND_LINE)]) {
       const label = key.replace(/[^a-zA-Z0-9]/g, '_');
-      assert.ok(!all.some((labels) => label in labels), `label ${label} (from ${key}) reached Prometheus`);
+      for (const name of [label, `otel_scope_${label}`]) {
+        assert.ok(!all.some((labels) => name in labels), `label ${name} (from ${key}) reached Prometheus`);
+      }
     }
     // …while the look-alikes that are neither content nor credentials did.
     const [labels] = await prometheus.series('lanewatch_time_to_first_text_seconds{lanewatch_lane="fast"}');
@@ -383,7 +401,7 @@ describe('collector-config: the pipeline into Prometheus and OTLP receivers', ()
     assert.equal(labels?.http_request_header_content_type, 'application/json');
   });
 
-  test('content attributes are deleted from data points, spans, span events and log records', async () => {
+  test('content attributes are deleted from data points, spans, span events, log records, resources and scopes', async () => {
     assert.ok(sink);
     const bodies = (path: string) =>
       sink?.requests
@@ -405,7 +423,7 @@ describe('collector-config: the pipeline into Prometheus and OTLP receivers', ()
       // Protobuf stores strings as raw UTF-8: a search over the bytes sees every key and value.
       const text = request.body.toString('latin1');
       assertNoCanary(`${request.path} (${request.contentType})`, text);
-      for (const key of Object.keys(CONTENT)) {
+      for (const key of [...Object.keys(CONTENT), ...Object.keys(COMMAND_LINE)]) {
         assert.ok(!text.includes(key), `${request.path}: key ${key} left the collector`);
       }
       for (const key of Object.keys(KEPT)) {

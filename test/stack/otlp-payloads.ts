@@ -1,19 +1,27 @@
 // OTLP/JSON payloads for the collector tests, built by hand so every field (scale, temporality,
 // timestamps, attributes) is exactly what the test means to send.
 
-export type AttributeValue = string | number | boolean;
+export type AttributeValue = string | number | boolean | readonly string[];
 interface OtlpKeyValue {
   key: string;
-  value: { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
+  value:
+    | { stringValue: string }
+    | { intValue: string }
+    | { doubleValue: number }
+    | { boolValue: boolean }
+    | { arrayValue: { values: { stringValue: string }[] } };
 }
 
 export function otlpAttributes(attributes: Readonly<Record<string, AttributeValue>>): OtlpKeyValue[] {
-  return Object.entries(attributes).map(([key, value]) => {
+  return Object.entries(attributes).map(([key, value]): OtlpKeyValue => {
     if (typeof value === 'string') return { key, value: { stringValue: value } };
     if (typeof value === 'boolean') return { key, value: { boolValue: value } };
-    return Number.isInteger(value)
-      ? { key, value: { intValue: String(value) } }
-      : { key, value: { doubleValue: value } };
+    if (typeof value === 'number') {
+      return Number.isInteger(value)
+        ? { key, value: { intValue: String(value) } }
+        : { key, value: { doubleValue: value } };
+    }
+    return { key, value: { arrayValue: { values: value.map((v) => ({ stringValue: v })) } } };
   });
 }
 
@@ -59,6 +67,7 @@ export interface HistogramMetric {
 export function metricsRequest(
   resource: Readonly<Record<string, AttributeValue>>,
   metrics: readonly HistogramMetric[],
+  scopeAttributes: Readonly<Record<string, AttributeValue>> = {},
 ) {
   return {
     resourceMetrics: [
@@ -66,7 +75,11 @@ export function metricsRequest(
         resource: { attributes: otlpAttributes(resource) },
         scopeMetrics: [
           {
-            scope: { name: '@lanewatch/instrumentation', version: '0.0.0-test' },
+            scope: {
+              name: '@lanewatch/instrumentation',
+              version: '0.0.0-test',
+              attributes: otlpAttributes(scopeAttributes),
+            },
             metrics: metrics.map((metric) => ({
               name: metric.name,
               unit: metric.unit,
@@ -88,6 +101,7 @@ export function traceRequest(options: {
   events: readonly { name: string; attributes: Readonly<Record<string, AttributeValue>> }[];
   startNs: bigint;
   endNs: bigint;
+  scopeAttributes?: Readonly<Record<string, AttributeValue>>;
 }) {
   return {
     resourceSpans: [
@@ -95,7 +109,11 @@ export function traceRequest(options: {
         resource: { attributes: otlpAttributes(options.resource) },
         scopeSpans: [
           {
-            scope: { name: '@lanewatch/instrumentation', version: '0.0.0-test' },
+            scope: {
+              name: '@lanewatch/instrumentation',
+              version: '0.0.0-test',
+              attributes: otlpAttributes(options.scopeAttributes ?? {}),
+            },
             spans: [
               {
                 traceId: '5b8efff798038103d269b633813fc60c',
@@ -128,6 +146,7 @@ export function logsRequest(options: {
     attributes: Readonly<Record<string, AttributeValue>>;
   }[];
   timeNs: bigint;
+  scopeAttributes?: Readonly<Record<string, AttributeValue>>;
 }) {
   return {
     resourceLogs: [
@@ -135,7 +154,10 @@ export function logsRequest(options: {
         resource: { attributes: otlpAttributes(options.resource) },
         scopeLogs: [
           {
-            scope: { name: 'collector-config-test' },
+            scope: {
+              name: 'collector-config-test',
+              attributes: otlpAttributes(options.scopeAttributes ?? {}),
+            },
             logRecords: options.records.map((record) => ({
               timeUnixNano: String(options.timeNs),
               observedTimeUnixNano: String(options.timeNs),

@@ -13,6 +13,7 @@ import {
   inferRetriesFromEnv,
   metricReadersFromEnv,
   otlpProtocolFromEnv,
+  resourceDetectorsFromEnv,
   spansFromEnv,
   traceExporterFromEnv,
 } from './start.ts';
@@ -279,6 +280,17 @@ describe('OTLP settings from the environment', () => {
     assert.match(said[0] ?? '', /send them over otlp/);
     assert.equal(metricReadersFromEnv({ OTEL_METRICS_EXPORTER: 'otlp,console' }).length, 2);
     assert.equal(metricReadersFromEnv({ OTEL_METRICS_EXPORTER: 'none,otlp' }).length, 0);
+  });
+
+  it('OTEL_NODE_RESOURCE_DETECTORS chooses as the Node SDK does, and the process detector never gives the command line', async () => {
+    assert.equal(resourceDetectorsFromEnv({}).length, 5);
+    assert.equal(resourceDetectorsFromEnv({ OTEL_NODE_RESOURCE_DETECTORS: 'all' }).length, 5);
+    assert.deepEqual(resourceDetectorsFromEnv({ OTEL_NODE_RESOURCE_DETECTORS: 'none' }), []);
+    assert.equal(resourceDetectorsFromEnv({ OTEL_NODE_RESOURCE_DETECTORS: 'env, host, nonsense' }).length, 2);
+    const [process] = resourceDetectorsFromEnv({ OTEL_NODE_RESOURCE_DETECTORS: 'process' });
+    const attributes = process?.detect().attributes ?? {};
+    assert.equal(attributes['process.pid'], globalThis.process.pid);
+    assert.ok(!('process.command_args' in attributes));
   });
 
   it('an empty OTEL_METRICS_EXPORTER is unset: the histograms still go over otlp', () => {

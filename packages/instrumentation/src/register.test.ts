@@ -517,6 +517,50 @@ describe('register over OTLP/gRPC, into the collector', () => {
   });
 });
 
+describe("register's resource", () => {
+  it('carries the process (pid, runtime, script) but not its command line, where a key may be', async () => {
+    const provider = await startScriptedServer(() => chat());
+    const sink = await startOtlpSink();
+    const argumentCanary = 'CANARY-argv-7c1d';
+    try {
+      const { stdout } = await run(
+        process.execPath,
+        [
+          '--import',
+          '@lanewatch/instrumentation/register',
+          fixture('stream-app.mjs'),
+          `--api-key=${argumentCanary}`,
+        ],
+        {
+          env: {
+            ...process.env,
+            TARGET_URL: provider.url,
+            CANARY,
+            OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+            OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+            OTEL_NODE_RESOURCE_DETECTORS: '', // the Node SDK's default detectors
+          },
+          cwd: fileURLToPath(new URL('..', import.meta.url)),
+          timeout: 30_000,
+        },
+      );
+      assert.match(stdout, /^200 \d+/);
+      for (const path of ['/v1/metrics', '/v1/traces']) {
+        const body = bodiesOf(sink, path);
+        assert.ok(
+          body.includes('"process.pid"') && body.includes('"process.command"'),
+          `${path}: the process`,
+        );
+        assert.ok(!body.includes('process.command_args'), `${path}: no command line`);
+        assert.ok(!body.includes(argumentCanary), `${path}: no argument`);
+      }
+    } finally {
+      await provider.close();
+      await sink.close();
+    }
+  });
+});
+
 describe('register when the process is stopped', () => {
   const env = (sink: OtlpSink, extra: Record<string, string> = {}) => ({
     OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,

@@ -1,11 +1,19 @@
 import { isMainThread } from 'node:worker_threads';
-import { trace } from '@opentelemetry/api';
+import { diag, trace } from '@opentelemetry/api';
 import { OTLPMetricExporter as OTLPMetricExporterGrpc } from '@opentelemetry/exporter-metrics-otlp-grpc';
 import { OTLPMetricExporter as OTLPMetricExporterJson } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as OTLPMetricExporterProto } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { OTLPTraceExporter as OTLPTraceExporterGrpc } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter as OTLPTraceExporterJson } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OTLPTraceExporterProto } from '@opentelemetry/exporter-trace-otlp-proto';
+import {
+  envDetector,
+  hostDetector,
+  osDetector,
+  processDetector,
+  type ResourceDetector,
+  serviceInstanceIdDetector,
+} from '@opentelemetry/resources';
 import {
   ConsoleMetricExporter,
   type IMetricReader,
@@ -96,6 +104,7 @@ export function startLanewatch(
       : batchSpanProcessorFromEnv(traceExporter, env);
   const sdk = new NodeSDK({
     instrumentations: [instrumentation],
+    resourceDetectors: resourceDetectorsFromEnv(env),
     metricReaders,
     ...(spanProcessor === undefined ? { traceExporter } : { spanProcessors: [spanProcessor] }),
     views,
@@ -131,6 +140,53 @@ export function startLanewatch(
     for (const signal of EXIT_SIGNALS) flushOnSignal(signal, shutdown, flush, deadline);
   }
   return { instrumentation, shutdown, flush };
+}
+
+/** The Node SDK's resource detectors by name (`OTEL_NODE_RESOURCE_DETECTORS`). */
+const RESOURCE_DETECTORS: ReadonlyMap<string, ResourceDetector> = new Map([
+  ['host', hostDetector],
+  ['os', osDetector],
+  ['serviceinstance', serviceInstanceIdDetector],
+  ['process', processDetector],
+  ['env', envDetector],
+]);
+
+/**
+ * The process detector without the command line: `process.command_args` would put every argument
+ * the application was started with — `--api-key=…` too — on every span and metric export. The rest
+ * (pid, executable, runtime, owner, `process.command`: the script) is kept.
+ */
+const processWithoutCommandLine: ResourceDetector = {
+  detect(config) {
+    const { attributes, ...rest } = processDetector.detect(config);
+    const { 'process.command_args': _args, 'process.command_line': _line, ...kept } = attributes ?? {};
+    return { ...rest, attributes: kept };
+  },
+};
+
+/**
+ * The resource detectors the Node SDK would choose from `OTEL_NODE_RESOURCE_DETECTORS` (unset: its
+ * default list; `all`, `none`, or names), with the process detector's command line left out.
+ */
+export function resourceDetectorsFromEnv(env: NodeJS.ProcessEnv): ResourceDetector[] {
+  const names = (env.OTEL_NODE_RESOURCE_DETECTORS ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  let detectors: ResourceDetector[];
+  if (names.length === 0) {
+    detectors = [serviceInstanceIdDetector, processDetector, hostDetector, osDetector, envDetector];
+  } else if (names.includes('all')) detectors = [...RESOURCE_DETECTORS.values()];
+  else if (names.includes('none')) detectors = [];
+  else {
+    detectors = names.flatMap((name) => {
+      const detector = RESOURCE_DETECTORS.get(name);
+      if (detector === undefined)
+        diag.warn(`Invalid resource detector "${name}" in OTEL_NODE_RESOURCE_DETECTORS`);
+      return detector === undefined ? [] : [detector];
+    });
+  }
+  return detectors.map((detector) => (detector === processDetector ? processWithoutCommandLine : detector));
 }
 
 /** The signals that stop a process by default and that a process manager sends: `docker stop`, Ctrl-C. */
