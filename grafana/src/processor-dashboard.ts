@@ -40,7 +40,7 @@ function statePanel() {
   return stateTimelinePanel({
     title: `Lane state: ${Object.keys(STATE_CODE).join(' · ')}`,
     description:
-      'The processor’s verdict per lane, with hysteresis (3 evaluations to enter a worse state, 6 to leave it).',
+      'The processor’s verdict per lane, with hysteresis (3 evaluations to enter a worse state, or at once on strong evidence; 6 to leave it).',
     unit: 'none',
     states,
     targets: [
@@ -94,7 +94,7 @@ function hedgeDelayPanel() {
   return timeseriesPanel({
     title: 'Hedge delay per lane, on its primary milestone (named in the legend)',
     description:
-      'p95 of the lane’s primary milestone (first text, else first output, first chunk, headers): a second ' +
+      'p95 of the lane’s primary milestone (first output, else first chunk, else headers): a second ' +
       'attempt fired after this long wins about one call in twenty.',
     unit: 's',
     targets: [{ expr: selector(S.laneHedgeDelay, lanes), legend: `{{${L.lane}}} after {{${L.milestone}}}` }],
