@@ -197,6 +197,15 @@ describe('collector-config: every config validates with the built collector', ()
       [collectorConfigPath('collector.yaml'), collectorConfigPath('scale-out.yaml')],
       { LANEWATCH_PROCESSOR_REPLICAS: '[127.0.0.1:14317, 127.0.0.1:24317]' },
     ],
+    [
+      'collector.yaml + scale-out.yaml + scale-out-token.yaml',
+      [
+        collectorConfigPath('collector.yaml'),
+        collectorConfigPath('scale-out.yaml'),
+        collectorConfigPath('scale-out-token.yaml'),
+      ],
+      { LANEWATCH_PROCESSOR_REPLICAS: '[127.0.0.1:14317, 127.0.0.1:24317]', LANEWATCH_TOKEN: 'token' },
+    ],
   ];
   for (const [name, configs, env] of cases) {
     test(name, async () => {

@@ -12,7 +12,8 @@ export type CollectorConfigName =
   | 'traces.yaml'
   | 'logs.yaml'
   | 'processor-token.yaml'
-  | 'scale-out.yaml';
+  | 'scale-out.yaml'
+  | 'scale-out-token.yaml';
 
 export function collectorConfigPath(name: CollectorConfigName): string {
   return fileURLToPath(new URL(`../../collector-config/${name}`, import.meta.url));

@@ -62,7 +62,12 @@ export { createLaneReader, type LaneReader, type LaneReaderOptions } from './rea
 export { createAggregationWindows } from './server/aggregation-windows.ts';
 export { createEvaluationLoop, type EvaluationLoop } from './server/evaluation-loop.ts';
 export type { LaneObservationSource, LaneWindows, ObservedLane } from './server/observation-source.ts';
-export { type ProcessorOptions, type RunningProcessor, startProcessor } from './server/processor.ts';
+export {
+  GrpcListenError,
+  type ProcessorOptions,
+  type RunningProcessor,
+  startProcessor,
+} from './server/processor.ts';
 export { createFileStore, type LaneHealthDocument } from './store/file-store.ts';
 export type { LaneHealthStore, StoreKind, StoreStatus } from './store/lane-health-store.ts';
 export { createMemoryStore } from './store/memory-store.ts';

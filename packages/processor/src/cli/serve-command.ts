@@ -2,7 +2,7 @@ import { DEFAULT_EVALUATION_CONFIG } from '../evaluation/evaluation-config.ts';
 import { EMPTY_LANES_FILE, type LanesFile, loadLanesFile } from '../lanes-file/lanes-file.ts';
 import { LanesFileError } from '../lanes-file/lanes-file-error.ts';
 import { createAggregationWindows } from '../server/aggregation-windows.ts';
-import { startProcessor } from '../server/processor.ts';
+import { GrpcListenError, startProcessor } from '../server/processor.ts';
 import { errorClass } from '../store/lane-health-store.ts';
 import { openLaneHealthStore, shownStoreUrl } from '../store/open-store.ts';
 import { MetricsExportConfigError, metricsExportFromEnv, printableUrl } from '../telemetry/export-config.ts';
@@ -53,6 +53,7 @@ export const serveCommand: Command = {
     try {
       processor = await startProcessor({
         port: options.port,
+        grpcPort: options.grpcPort,
         host: options.host,
         store,
         lanes,
@@ -71,11 +72,12 @@ export const serveCommand: Command = {
     } catch (error) {
       // The store is open (a Redis client would keep the process alive): close it before saying why.
       await store.close().catch(() => undefined);
+      const grpc = error instanceof GrpcListenError;
       throw (
         listenFailure(error, {
-          port: options.port,
+          port: (grpc ? options.grpcPort : options.port) ?? 0,
           hostSource: sources.host,
-          portSource: sources.port,
+          portSource: grpc ? (sources.grpcPort ?? '--grpc-port') : sources.port,
         }) ?? error
       );
     }
@@ -84,6 +86,7 @@ export const serveCommand: Command = {
       : 'own metrics not exported (no OTLP endpoint)';
     context.stdout(
       `lanewatch serve: listening on ${processor.url} (OTLP POST /v1/metrics, GET /v1/lanes, /v1/lanes/stream, /healthz); ` +
+        (processor.grpcEndpoint === undefined ? '' : `OTLP/gRPC on ${processor.grpcEndpoint}; `) +
         `store ${store.kind}; ${lanes.lanes.size} configured lanes; evaluating every ${options.intervalS} s over ${options.windowS} s; ${ownMetrics}\n`,
     );
     const signal = await context.stopRequested;

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { createConnection, createServer } from 'node:net';
 import { describe, it } from 'node:test';
+import { freePort } from '../wait.test-helper.ts';
 import { listenFailure } from './listen-address.ts';
 import { serve } from './serve-in-process.test-helper.ts';
 
@@ -10,7 +11,10 @@ import { serve } from './serve-in-process.test-helper.ts';
 
 async function failure(args: readonly string[], env: Record<string, string> = {}) {
   const run = serve(args, env);
+  // One that listens after all is stopped, and fails the test on its exit code 0, not on a timeout.
+  const bound = setTimeout(() => void run.stop(), 10_000);
   const code = await run.code.catch((error: Error) => `threw ${error.stack}`);
+  clearTimeout(bound);
   return { code, err: run.err.join(''), out: run.out.join('') };
 }
 
@@ -33,6 +37,36 @@ describe('lanewatch serve: where it listens', { concurrency: true }, () => {
         variable.err,
         `lanewatch serve: cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE); choose another LANEWATCH_PORT, or 0 for any free port\n`,
       );
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('an OTLP/gRPC port in use exits 2, naming --grpc-port or LANEWATCH_GRPC_PORT, and leaves no port open', async () => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const { port } = taken.address() as { port: number };
+    try {
+      for (const [args, env, setting] of [
+        [['--grpc-port', String(port)], {}, '--grpc-port'],
+        [[], { LANEWATCH_GRPC_PORT: String(port) }, 'LANEWATCH_GRPC_PORT'],
+      ] as const) {
+        const run = await failure(args, env);
+        assert.equal(run.code, 2, run.err);
+        assert.equal(
+          run.err,
+          `lanewatch serve: cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE); choose another ${setting}, or 0 for any free port\n`,
+        );
+        assert.equal(run.out, '');
+      }
+      // The HTTP port in use: the gRPC port, already open, is closed again before the exit.
+      const grpcPort = await freePort();
+      const http = await failure(['--port', String(port), '--grpc-port', String(grpcPort)]);
+      assert.equal(http.code, 2, http.err);
+      assert.match(http.err, /the port is in use \(EADDRINUSE\); choose another --port,/);
+      const probe = createConnection(grpcPort, '127.0.0.1');
+      const [error] = await once(probe, 'error');
+      assert.equal((error as { code?: string }).code, 'ECONNREFUSED', 'the gRPC port was left open');
     } finally {
       taken.close();
     }

@@ -7,6 +7,7 @@ describe('lanewatch serve options', () => {
   it('has the documented defaults', () => {
     assert.deepEqual(parseServeOptions([], {}), {
       port: 4320,
+      grpcPort: undefined,
       host: '127.0.0.1',
       store: 'file:./lane-health.json',
       lanes: undefined,

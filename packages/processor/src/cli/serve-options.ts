@@ -5,6 +5,7 @@ import { UsageError } from './usage-error.ts';
 
 export interface ServeOptions {
   readonly port: number;
+  readonly grpcPort: number | undefined;
   readonly host: string;
   readonly store: string;
   readonly lanes: string | undefined;
@@ -28,6 +29,14 @@ export const SERVE_OPTIONS = [
     kind: 'port',
     default: '4320',
     help: 'HTTP port for OTLP in and lanes out (0: any free port)',
+  },
+  {
+    key: 'grpcPort',
+    flag: '--grpc-port',
+    env: 'LANEWATCH_GRPC_PORT',
+    kind: 'port',
+    default: undefined,
+    help: 'OTLP/gRPC port for metrics in (MetricsService/Export; what scale-out.yaml sends), same --host (0: any free port; default none: no gRPC listener)',
   },
   {
     key: 'host',
@@ -99,7 +108,7 @@ export const SERVE_OPTIONS = [
     env: 'LANEWATCH_TOKEN',
     kind: 'string',
     default: undefined,
-    help: 'bearer token required on POST /v1/metrics',
+    help: 'bearer token required on POST /v1/metrics and OTLP/gRPC (authorization metadata)',
   },
   {
     key: 'otlpEndpoint',
@@ -206,6 +215,12 @@ export function readServeOptions(
     `${sources[key] ?? `the default ${flag}`} (${options[key]} s)`;
   const windowNamed = named('windowS', '--window');
   const sliceNamed = named('sliceS', '--slice');
+  if (options.grpcPort !== undefined && options.grpcPort !== 0 && options.grpcPort === options.port) {
+    const portNamed = sources.port ?? 'the default --port';
+    throw new UsageError(
+      `${sources.grpcPort} (${options.grpcPort}) must differ from ${portNamed} (${options.port}): OTLP/gRPC needs a port of its own`,
+    );
+  }
   if (options.sliceS > options.windowS) {
     throw new UsageError(`${sliceNamed} must not be longer than ${windowNamed}`);
   }
@@ -239,8 +254,9 @@ export function serveHelp(): string {
   return [
     'Usage: lanewatch serve [options]',
     '',
-    'Receives OTLP/HTTP metrics at POST /v1/metrics, evaluates every lane each interval, writes the',
-    'lane-health store and serves GET /v1/lanes, /v1/lanes/{lane}, /v1/lanes/stream (SSE) and /healthz.',
+    'Receives OTLP/HTTP metrics at POST /v1/metrics (and OTLP/gRPC with --grpc-port), evaluates every',
+    'lane each interval, writes the lane-health store and serves GET /v1/lanes, /v1/lanes/{lane},',
+    '/v1/lanes/stream (SSE) and /healthz.',
     '',
     `  ${'flag'.padEnd(22)} ${'variable'.padEnd(24)} meaning`,
     ...rows,

@@ -4,7 +4,8 @@ import { OtlpDecodeError } from './decode-error.ts';
 import { decodeJsonRequest } from './decode-json.ts';
 import { decodeProtobufRequest } from './decode-protobuf.ts';
 import { type EncodedResponse, type Encoding, failureResponse, successResponse } from './export-response.ts';
-import { MAX_ERROR_MESSAGES, type MetricsBatch } from './histogram-point.ts';
+import type { MetricsBatch } from './histogram-point.ts';
+import { ingestBatch } from './ingest-batch.ts';
 import { BodyError, readBody } from './read-body.ts';
 import type { MetricFilter } from './read-points.ts';
 
@@ -98,10 +99,8 @@ export function createMetricsHandler(options: MetricsHandlerOptions): MetricsHan
         encoding === 'protobuf'
           ? decodeProtobufRequest(body, options.accepts)
           : decodeJsonRequest(body.toString('utf8'), options.accepts);
-      const taken = batch.points.length > 0 ? options.ingest(batch) : { rejected: 0, errors: [] };
-      options.onPoints?.(batch.points.length - taken.rejected, batch.rejected + taken.rejected);
-      const errors = [...batch.errors, ...taken.errors].slice(0, MAX_ERROR_MESSAGES);
-      send(res, 200, successResponse(encoding, batch.rejected + taken.rejected, errors.join('; ')));
+      const outcome = ingestBatch(batch, options);
+      send(res, 200, successResponse(encoding, outcome.rejected, outcome.errorMessage));
     } catch (error) {
       if (error instanceof BodyError) {
         send(res, error.status, failureResponse(replyAs, error.status, error.message), early);

@@ -185,7 +185,7 @@ export const PROCESSOR_INSTRUMENT = {
     name: 'lanewatch.processor.ingest.points',
     unit: '{point}',
     description:
-      'lanewatch histogram points received on POST /v1/metrics: accepted into the windows, or rejected (malformed, inconsistent, over a cap)',
+      'lanewatch histogram points received on POST /v1/metrics or OTLP/gRPC: accepted into the windows, or rejected (malformed, inconsistent, over a cap)',
     kind: 'counter',
     attributes: [ingestResult],
     prometheus: 'lanewatch_processor_ingest_points_total',
