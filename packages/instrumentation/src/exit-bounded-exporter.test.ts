@@ -150,7 +150,7 @@ describe('OTLP settings from the environment', () => {
     );
     const said: string[] = [];
     // Only whole milliseconds: `2.5` (seconds meant?) and `0x10` are not rounded into 2 and 16 ms.
-    for (const value of ['2s', '0', '0.5', '-5', 'Bearer-Xy7Qk', '2.5', '0x10', '1e3']) {
+    for (const value of ['2s', '0', '0.5', '-5', 'Bearer-Xy7Qk', '2.5', '0x10', '1e3', '2147483648']) {
       assert.equal(
         exitTimeoutFromEnv({ LANEWATCH_EXIT_TIMEOUT: value }, 'METRICS', (m) => said.push(m)),
         2000,
@@ -158,14 +158,15 @@ describe('OTLP settings from the environment', () => {
       );
     }
     assert.deepEqual(said, [
-      'lanewatch: LANEWATCH_EXIT_TIMEOUT="2s" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
-      'lanewatch: LANEWATCH_EXIT_TIMEOUT="0" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
-      'lanewatch: LANEWATCH_EXIT_TIMEOUT="0.5" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
-      'lanewatch: LANEWATCH_EXIT_TIMEOUT="-5" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
-      'lanewatch: LANEWATCH_EXIT_TIMEOUT=(a value that is not a name) is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
-      'lanewatch: LANEWATCH_EXIT_TIMEOUT="2.5" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
-      'lanewatch: LANEWATCH_EXIT_TIMEOUT="0x10" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
-      'lanewatch: LANEWATCH_EXIT_TIMEOUT="1e3" is not a whole number of milliseconds, 1 or more (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="2s" is not a whole number of milliseconds from 1 to 600000 (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="0" is not a whole number of milliseconds from 1 to 600000 (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="0.5" is not a whole number of milliseconds from 1 to 600000 (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="-5" is not a whole number of milliseconds from 1 to 600000 (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT=(a value that is not a name) is not a whole number of milliseconds from 1 to 600000 (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="2.5" is not a whole number of milliseconds from 1 to 600000 (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="0x10" is not a whole number of milliseconds from 1 to 600000 (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="1e3" is not a whole number of milliseconds from 1 to 600000 (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
+      'lanewatch: LANEWATCH_EXIT_TIMEOUT="2147483648" is not a whole number of milliseconds from 1 to 600000 (e.g. 2000); exports made while the process exits get 2000 ms until it is fixed',
     ]);
   });
 

@@ -5,5 +5,6 @@ export { LanewatchInstrumentation, type LanewatchInstrumentationConfig } from '.
 export { LaneConfigError, type LaneMapInput, type LaneRoute, parseLaneMapEnv } from './lane-map.ts';
 export * from './names.ts';
 export type { ReaderChoices } from './own-meter.ts';
+export { registered } from './registered.ts';
 export { type RunningLanewatch, startLanewatch } from './start.ts';
 export { VERSION } from './version.ts';

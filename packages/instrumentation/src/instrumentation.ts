@@ -624,10 +624,10 @@ function headerOf(headers: ResponseHeaders, name: string): string | undefined {
   return undefined;
 }
 
-/** The oldest Node lanewatch runs on: the floor of current OpenTelemetry JS, and of its tests. */
 /** Distinct lanes, models and servers kept before new ones fold into `other`. */
 const DEFAULT_MAX_ATTRIBUTE_VALUES = 100;
 
+/** The oldest Node lanewatch runs on: the floor of current OpenTelemetry JS, and of its tests. */
 export const MIN_NODE = [22, 15] as const;
 
 /** Whether this Node (or `version`, as in `process.versions.node`) is one lanewatch supports. */

@@ -13,6 +13,7 @@ import { type OtlpSink, startOtlpSink } from '../../../test/stack/otlp-sink.ts';
 import { codedPieces, sse, startForwardProxy, startScriptedServer, TEST_CA } from '../test/harness.ts';
 import { MIN_NODE, supportedNode } from './instrumentation.ts';
 import { MILESTONE_METRIC } from './names.ts';
+import { registered } from './registered.ts';
 
 const run = promisify(execFile);
 const bodiesOf = (sink: { requests: readonly { path: string; body: Buffer }[] }, path: string) =>
@@ -562,6 +563,10 @@ describe("register's resource", () => {
 });
 
 describe('register when the process is stopped', () => {
+  it('registered() is undefined where register did not start this process (reading it starts nothing)', () => {
+    assert.equal(registered(), undefined);
+  });
+
   const env = (sink: OtlpSink, extra: Record<string, string> = {}) => ({
     OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -604,16 +609,17 @@ describe('register when the process is stopped', () => {
   }
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    it(`${signal}, which the app does not handle: the call is exported, and the process still ends by ${signal}`, async () => {
+    it(`${signal} ends the process at once, by the signal, even while its main thread is busy: register installs no handler`, async () => {
       const provider = await startScriptedServer(() => chat());
       const sink = await startOtlpSink();
       try {
-        const ended = await stopWith(signal, env(sink), provider.url);
+        const started = performance.now();
+        // The app is busy for 8 s after `ready`; a JavaScript signal listener would run only after.
+        const ended = await stopWith(signal, env(sink, { BUSY: '1' }), provider.url);
+        const seconds = (performance.now() - started) / 1000;
         assert.deepEqual([ended.code, ended.signal], [null, signal], ended.stderr);
-        const metrics = bodiesOf(sink, '/v1/metrics');
-        assert.ok(metrics.includes(MILESTONE_METRIC.end), 'the call was exported before the process ended');
-        assert.ok(bodiesOf(sink, '/v1/traces').includes('lanewatch.first_text'), 'and its span');
-        assert.equal(ended.stderr, '');
+        assert.doesNotMatch(ended.stdout, /busy job done/);
+        assert.ok(seconds < 6, `ended ${seconds.toFixed(1)} s after it started`);
       } finally {
         await provider.close();
         await sink.close();
@@ -621,7 +627,7 @@ describe('register when the process is stopped', () => {
     });
   }
 
-  it("SIGTERM that the app handles: the app's handler decides when and how it ends, and the call is exported at the signal", async () => {
+  it('SIGTERM that the app handles, awaiting registered()?.shutdown() as the README says: the call is exported, and the app exits as it chooses', async () => {
     const provider = await startScriptedServer(() => chat());
     const sink = await startOtlpSink();
     try {
@@ -635,7 +641,7 @@ describe('register when the process is stopped', () => {
     }
   });
 
-  it('process.exit() after `await shutdown()` from the register module: the call is exported', async () => {
+  it('process.exit() after `await registered()?.shutdown()`: the call is exported', async () => {
     const provider = await startScriptedServer(() => chat());
     const sink = await startOtlpSink();
     try {

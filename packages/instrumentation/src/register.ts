@@ -4,10 +4,10 @@
  * `OTEL_*` variables, and exponential histograms. Nothing in the application changes.
  */
 import { diag } from '@opentelemetry/api';
-import { type RunningLanewatch, startLanewatch } from './start.ts';
+import { REGISTERED } from './registered.ts';
+import { startLanewatch } from './start.ts';
 
-const REGISTERED = Symbol.for('lanewatch.register');
-const g = globalThis as typeof globalThis & { [REGISTERED]?: RunningLanewatch | null };
+const g = globalThis as typeof globalThis & { [REGISTERED]?: unknown };
 
 if (g[REGISTERED] === undefined) {
   try {
@@ -17,18 +17,4 @@ if (g[REGISTERED] === undefined) {
     diag.error(`lanewatch did not start: ${error instanceof Error ? error.message : typeof error}`);
     g[REGISTERED] = null;
   }
-}
-
-/**
- * Exports what lanewatch recorded and stops it, for an application that ends itself with
- * `process.exit()`, which gives nothing a chance to export: `await shutdown()` first. Resolves at
- * once when lanewatch is not running. Never rejects.
- */
-export async function shutdown(): Promise<void> {
-  await g[REGISTERED]?.shutdown().catch(() => {});
-}
-
-/** Exports what lanewatch recorded so far and goes on recording. Never rejects. */
-export async function flush(): Promise<void> {
-  await g[REGISTERED]?.flush().catch(() => {});
 }

@@ -1,4 +1,3 @@
-import { isMainThread } from 'node:worker_threads';
 import { diag, trace } from '@opentelemetry/api';
 import { OTLPMetricExporter as OTLPMetricExporterGrpc } from '@opentelemetry/exporter-metrics-otlp-grpc';
 import { OTLPMetricExporter as OTLPMetricExporterJson } from '@opentelemetry/exporter-metrics-otlp-http';
@@ -47,8 +46,9 @@ import { VERSION } from './version.ts';
 export interface RunningLanewatch {
   readonly instrumentation: LanewatchInstrumentation;
   /**
-   * Exports what is pending and stops the SDK. Called by itself before the process exits, and when a
-   * SIGTERM or SIGINT that nothing else listens to stops it.
+   * Exports what is pending and stops the SDK, within the exit deadline. Called by itself when the
+   * event loop empties (`beforeExit`); an application that ends by `process.exit()` or in a signal
+   * handler of its own awaits it first.
    */
   shutdown(): Promise<void>;
   /** Exports what is recorded so far and goes on recording. */
@@ -135,10 +135,6 @@ export function startLanewatch(
       spanProcessor?.forceFlush() ?? flushGlobalTracerProvider(),
     ]);
   };
-  if (isMainThread) {
-    const deadline = Math.max(exitTimeoutFromEnv(env, 'METRICS'), exitTimeoutFromEnv(env, 'TRACES'));
-    for (const signal of EXIT_SIGNALS) flushOnSignal(signal, shutdown, flush, deadline);
-  }
   return { instrumentation, shutdown, flush };
 }
 
@@ -187,39 +183,6 @@ export function resourceDetectorsFromEnv(env: NodeJS.ProcessEnv): ResourceDetect
     });
   }
   return detectors.map((detector) => (detector === processDetector ? processWithoutCommandLine : detector));
-}
-
-/** The signals that stop a process by default and that a process manager sends: `docker stop`, Ctrl-C. */
-const EXIT_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
-
-/**
- * A process stopped by `signal` exports what it recorded first. Left alone, a signal ends the
- * process at once and the last export interval is lost; with no listener of the application's,
- * lanewatch exports and shuts down (within the exit deadline), then lets the signal do what it
- * would have done — the process ends by it, with the same status. When the application listens too,
- * its handler decides what happens: lanewatch exports what is recorded so far and keeps recording,
- * since the application may go on (finishing the calls in flight, say) before it ends.
- */
-function flushOnSignal(
-  signal: (typeof EXIT_SIGNALS)[number],
-  shutdown: () => Promise<void>,
-  flush: () => Promise<void>,
-  deadlineMs: number,
-): void {
-  process.once(signal, () => {
-    // `once` has taken this listener off: another one is the application's.
-    if (process.listenerCount(signal) > 0) {
-      void flush();
-      return;
-    }
-    // With no listener left, Node's own handling is back: a second signal ends the process at once.
-    const end = () => process.kill(process.pid, signal);
-    const late = setTimeout(end, deadlineMs + 1000);
-    void shutdown().finally(() => {
-      clearTimeout(late);
-      end();
-    });
-  });
 }
 
 /** Exports the spans the global tracer provider (the Node SDK's, when it made the span processor) holds. */
@@ -321,10 +284,11 @@ type ExitBoundedExporters = Array<{ exiting(): void }>;
 
 /** Milliseconds the exports made while the process exits may take. */
 export const DEFAULT_EXIT_TIMEOUT_MS = 2000;
+const MAX_EXIT_TIMEOUT_MS = 600_000;
 
 /**
  * The exit deadline of one signal's exports: `LANEWATCH_EXIT_TIMEOUT` (ms; 2000 when unset or empty),
- * never more than the signal's OTLP timeout. A value that is not a whole number of milliseconds, 1 or more, is
+ * never more than the signal's OTLP timeout. A value that is not a whole number of milliseconds from 1 to 600000 is
  * reported once on stderr, with what to write, and the default is used.
  */
 export function exitTimeoutFromEnv(
@@ -336,9 +300,10 @@ export function exitTimeoutFromEnv(
   let exit = DEFAULT_EXIT_TIMEOUT_MS;
   if (value !== undefined && value !== '') {
     exit = /^\d+$/.test(value) ? Number(value) : 0;
-    if (exit < 1) {
+    // Up to 10 minutes: a timer cannot wait longer than 2^31 − 1 ms, and an exit should not.
+    if (exit < 1 || exit > MAX_EXIT_TIMEOUT_MS) {
       warn(
-        `lanewatch: LANEWATCH_EXIT_TIMEOUT=${shown(value)} is not a whole number of milliseconds, 1 or more (e.g. 2000); ` +
+        `lanewatch: LANEWATCH_EXIT_TIMEOUT=${shown(value)} is not a whole number of milliseconds from 1 to ${MAX_EXIT_TIMEOUT_MS} (e.g. 2000); ` +
           `exports made while the process exits get ${DEFAULT_EXIT_TIMEOUT_MS} ms until it is fixed`,
       );
       exit = DEFAULT_EXIT_TIMEOUT_MS;
