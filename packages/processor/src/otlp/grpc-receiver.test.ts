@@ -192,6 +192,26 @@ describe('OTLP/gRPC metrics receiver', () => {
     assert.deepEqual(decodeResponse(clean.response), {});
   });
 
+  it('refuses a call without the token on its headers, before any of its message is sent', async () => {
+    const session = connect(`http://${processor.grpcEndpoint}`);
+    try {
+      // The stream stays open and sends nothing: an answer can only come from the headers.
+      const stream = session.request({
+        ':method': 'POST',
+        ':path': METRICS_EXPORT_PATH,
+        'content-type': 'application/grpc',
+        te: 'trailers',
+      });
+      stream.resume();
+      const answered = new Promise<Record<string, unknown>>((resolve) => stream.once('response', resolve));
+      const waited = new Promise<undefined>((resolve) => setTimeout(resolve, 5000, undefined).unref());
+      const headers = await Promise.race([answered, waited]);
+      assert.equal(headers?.['grpc-status'], String(status.UNAUTHENTICATED), 'answered before the message');
+    } finally {
+      session.destroy();
+    }
+  });
+
   it('takes a message compressed with grpc-encoding: gzip, the way the collector sends it', async () => {
     const lane = 'grpc-gzip-frame';
     const compressed = gzipSync(exportRequestProtobuf(requestFor(lane, [6])));

@@ -5,6 +5,8 @@ import {
   Server,
   ServerCredentials,
   type ServerErrorResponse,
+  ServerInterceptingCall,
+  type ServerInterceptor,
   type ServiceDefinition,
   status,
 } from '@grpc/grpc-js';
@@ -55,6 +57,27 @@ export interface GrpcReceiver {
   close(graceMs?: number): Promise<void>;
 }
 
+/**
+ * Refuses a call without the bearer token from its metadata, before its message is read: grpc-js
+ * reads a unary call's message only once the handler has the metadata, so a sender without the
+ * token never makes the server take in (and decompress) up to `maxBodyBytes` — as `POST /v1/metrics`
+ * answers 401 before reading the body.
+ */
+function tokenRequired(authorized: (authorization: string) => boolean): ServerInterceptor {
+  return (_method, call) =>
+    new ServerInterceptingCall(call, {
+      start(next) {
+        next({
+          onReceiveMetadata(metadata, pass) {
+            const [authorization] = metadata.get('authorization');
+            if (typeof authorization === 'string' && authorized(authorization)) pass(metadata);
+            else call.sendStatus({ code: status.UNAUTHENTICATED, details: 'missing or wrong bearer token' });
+          },
+        });
+      },
+    });
+}
+
 function fault(code: status, details: string): ServerErrorResponse {
   return Object.assign(new Error(details), { code, details });
 }
@@ -100,6 +123,7 @@ export function createGrpcReceiver(options: MetricsHandlerOptions): GrpcReceiver
 
   const server = new Server({
     'grpc.max_receive_message_length': maxBodyBytes,
+    interceptors: authorized === undefined ? [] : [tokenRequired(authorized)],
   });
   server.addService(METRICS_SERVICE, { Export: exportCall });
   // Our own socket listener hands each connection to grpc-js: listening fails with Node's errors
