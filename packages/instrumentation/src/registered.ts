@@ -5,7 +5,7 @@ export const REGISTERED = Symbol.for('lanewatch.register');
 
 /**
  * What `node --require/--import @lanewatch/instrumentation/register` started in this process —
- * `shutdown()` (export what is pending, then stop) and `flush()` (export what is recorded so far) —
+ * `shutdown()`: export what is pending, then stop —
  * or undefined when it did not start (not registered, `OTEL_SDK_DISABLED`, an old Node). Reading it
  * starts nothing. register installs no signal handler: an application that ends by `process.exit()`,
  * or in a SIGTERM handler of its own, calls `await registered()?.shutdown()` first.

@@ -51,8 +51,6 @@ export interface RunningLanewatch {
    * handler of its own awaits it first.
    */
   shutdown(): Promise<void>;
-  /** Exports what is recorded so far and goes on recording. */
-  flush(): Promise<void>;
 }
 
 /**
@@ -128,14 +126,7 @@ export function startLanewatch(
   // The last interval's points are exported when the event loop empties; `beforeExit` may fire
   // again after this async work, which `stopping` makes harmless.
   process.once('beforeExit', () => void shutdown());
-  const flush = async () => {
-    instrumentation.flush();
-    await Promise.allSettled([
-      ...metricReaders.map((reader) => reader.forceFlush()),
-      spanProcessor?.forceFlush() ?? flushGlobalTracerProvider(),
-    ]);
-  };
-  return { instrumentation, shutdown, flush };
+  return { instrumentation, shutdown };
 }
 
 /** The Node SDK's resource detectors by name (`OTEL_NODE_RESOURCE_DETECTORS`). */
@@ -183,13 +174,6 @@ export function resourceDetectorsFromEnv(env: NodeJS.ProcessEnv): ResourceDetect
     });
   }
   return detectors.map((detector) => (detector === processDetector ? processWithoutCommandLine : detector));
-}
-
-/** Exports the spans the global tracer provider (the Node SDK's, when it made the span processor) holds. */
-async function flushGlobalTracerProvider(): Promise<void> {
-  const global = trace.getTracerProvider() as { getDelegate?(): unknown };
-  const provider = (global.getDelegate?.() ?? global) as { forceFlush?(): Promise<void> };
-  await provider.forceFlush?.();
 }
 
 /**
